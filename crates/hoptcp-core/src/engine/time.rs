@@ -1,0 +1,44 @@
+//! Simulated time is an integer number of nanoseconds: no floating-point clock,
+//! so event order never depends on rounding.
+
+/// Nanoseconds since the start of the run.
+pub type Time = u64;
+
+pub const NS_PER_US: Time = 1_000;
+pub const NS_PER_MS: Time = 1_000_000;
+pub const NS_PER_S: Time = 1_000_000_000;
+
+/// Seconds (as written in scenario files) to nanoseconds, rounded to nearest.
+pub fn from_secs(s: f64) -> Time {
+    (s * NS_PER_S as f64).round() as Time
+}
+
+/// Microseconds to nanoseconds.
+pub const fn from_us(us: u64) -> Time {
+    us * NS_PER_US
+}
+
+/// Nanoseconds to seconds, for reports.
+pub fn to_secs(t: Time) -> f64 {
+    t as f64 / NS_PER_S as f64
+}
+
+/// Round a duration up to whole microseconds, as 802.11 Duration/NAV fields do.
+pub fn ceil_us(t: Time) -> Time {
+    t.div_ceil(NS_PER_US) * NS_PER_US
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_round_trip() {
+        assert_eq!(from_secs(1.5), 1_500_000_000);
+        assert_eq!(from_secs(25e-6), 25_000);
+        assert_eq!(to_secs(2_500_000_000), 2.5);
+        assert_eq!(ceil_us(1), 1_000);
+        assert_eq!(ceil_us(2_000), 2_000);
+        assert_eq!(ceil_us(2_001), 3_000);
+    }
+}

@@ -1,0 +1,13 @@
+//! Medium access control: the 802.11 DCF, its frames and timing sets, and the
+//! link-layer policies of the papers.
+
+pub mod backoff;
+pub mod dcf;
+pub mod frame;
+pub mod policy;
+pub mod timing;
+
+pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState};
+pub use frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
+pub use policy::LinkPolicy;
+pub use timing::{Standard, Timing};
