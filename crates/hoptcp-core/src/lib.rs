@@ -9,6 +9,30 @@
 //! [`stats`] (counters, results, pcap), [`models`] (analytic models), and
 //! [`sim`], which wires them together and owns the event loop.
 
+pub mod app;
 pub mod engine;
 pub mod mac;
+pub mod net;
 pub mod phy;
+pub mod scenario;
+pub mod sim;
+pub mod topology;
+pub mod transport;
+
+pub use scenario::ScenarioError;
+pub use sim::{RunReport, Simulation};
+
+/// Parse, validate and run a scenario; `seed` overrides the file's seed.
+pub fn run_scenario(
+    text: &str,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+) -> Result<RunReport, ScenarioError> {
+    let mut overrides = overrides.to_vec();
+    if let Some(s) = seed {
+        overrides.push(("seed".into(), s.to_string()));
+    }
+    let plan = scenario::load(text, &overrides)?;
+    let seed = plan.scenario.seed;
+    Ok(Simulation::new(&plan, seed).run())
+}

@@ -79,8 +79,6 @@ pub enum MacDrop {
     RtsRetry,
     /// No ACK after the DATA retry limit.
     DataRetry,
-    /// Dropped at the head of the queue by a link policy (Link RED).
-    Policy,
 }
 
 /// What became of a packet the MAC took from the queue.
@@ -90,8 +88,7 @@ pub enum TxResult {
     Acked { retries: u32 },
     /// Broadcast frame sent (never acknowledged).
     Broadcast,
-    /// Given up; the routing layer should treat the link as failed (except
-    /// for policy drops).
+    /// Given up; the routing layer should treat the link as failed.
     Dropped { reason: MacDrop, retries: u32 },
 }
 
@@ -230,7 +227,10 @@ impl Dcf {
             callback_pending: false,
             cur_retries: 0,
             backoff: Backoff::default(),
-            timers: [TimerSlot { gen: 0, armed: false }; N_TIMERS],
+            timers: [TimerSlot {
+                gen: 0,
+                armed: false,
+            }; N_TIMERS],
             rng,
             dup_cache: Vec::new(),
             policy: LinkPolicy::default(),
@@ -396,7 +396,11 @@ impl Dcf {
             kind: FrameKind::Data,
             ta: self.id,
             ra: out.next_hop,
-            nav: if broadcast { 0 } else { ceil_us(p.timing.sifs + p.ack_time) },
+            nav: if broadcast {
+                0
+            } else {
+                ceil_us(p.timing.sifs + p.ack_time)
+            },
             seq,
             retry: false,
             bytes,
@@ -408,7 +412,9 @@ impl Dcf {
 
     /// Prepare an RTS for the packet in service, if it needs one.
     fn build_rts(&mut self, p: &MacParams) {
-        let Some((out, data)) = self.pkt_tx else { return };
+        let Some((out, data)) = self.pkt_tx else {
+            return;
+        };
         if data.bytes < p.rts_threshold || out.next_hop == BROADCAST {
             return;
         }
@@ -463,7 +469,9 @@ impl Dcf {
 
     /// Send a pending CTS or ACK. Returns true if it acted.
     fn check_pkt_ctrl(&mut self, p: &MacParams, env: &mut impl MacEnv) -> bool {
-        let Some(ctrl) = self.pkt_ctrl else { return false };
+        let Some(ctrl) = self.pkt_ctrl else {
+            return false;
+        };
         if matches!(self.tx_state, TxState::Cts | TxState::Ack) {
             return false;
         }
@@ -492,7 +500,9 @@ impl Dcf {
     }
 
     fn check_pkt_rts(&mut self, p: &MacParams, env: &mut impl MacEnv) -> bool {
-        let Some(rts) = self.pkt_rts else { return false };
+        let Some(rts) = self.pkt_rts else {
+            return false;
+        };
         if !self.is_idle(env.now()) {
             self.inc_cw(p);
             self.backoff_start(0, 0, p, env);
@@ -500,13 +510,16 @@ impl Dcf {
         }
         self.set_tx_state(TxState::Rts, p, env);
         self.counters.rts_sent += 1;
-        let timeout = p.rts_time + p.timing.max_prop + p.timing.sifs + p.cts_time + p.timing.max_prop;
+        let timeout =
+            p.rts_time + p.timing.max_prop + p.timing.sifs + p.cts_time + p.timing.max_prop;
         self.transmit(rts, timeout, env);
         true
     }
 
     fn check_pkt_tx(&mut self, p: &MacParams, env: &mut impl MacEnv) -> bool {
-        let Some((out, data)) = self.pkt_tx else { return false };
+        let Some((out, data)) = self.pkt_tx else {
+            return false;
+        };
         if !self.is_idle(env.now()) {
             self.build_rts(p);
             self.inc_cw(p);
@@ -571,7 +584,10 @@ impl Dcf {
                 self.counters.drops_rts_retry += 1;
                 env.packet_done(
                     &out,
-                    TxResult::Dropped { reason: MacDrop::RtsRetry, retries: self.cur_retries },
+                    TxResult::Dropped {
+                        reason: MacDrop::RtsRetry,
+                        retries: self.cur_retries,
+                    },
                 );
             }
             self.ssrc = 0;
@@ -588,7 +604,9 @@ impl Dcf {
     }
 
     fn retransmit_data(&mut self, p: &MacParams, env: &mut impl MacEnv) {
-        let Some((out, data)) = self.pkt_tx else { return };
+        let Some((out, data)) = self.pkt_tx else {
+            return;
+        };
         if out.next_hop == BROADCAST {
             self.pkt_tx = None;
             env.packet_done(&out, TxResult::Broadcast);
@@ -610,7 +628,10 @@ impl Dcf {
             self.counters.drops_data_retry += 1;
             env.packet_done(
                 &out,
-                TxResult::Dropped { reason: MacDrop::DataRetry, retries: self.cur_retries },
+                TxResult::Dropped {
+                    reason: MacDrop::DataRetry,
+                    retries: self.cur_retries,
+                },
             );
             if short {
                 self.ssrc = 0;
@@ -633,7 +654,14 @@ impl Dcf {
     // ----- receiving -------------------------------------------------------
 
     /// The first bit of a frame sensed by this node arrives.
-    pub fn on_rx_start(&mut self, frame: &Frame, power: f64, decodable: bool, p: &MacParams, env: &mut impl MacEnv) {
+    pub fn on_rx_start(
+        &mut self,
+        frame: &Frame,
+        power: f64,
+        decodable: bool,
+        p: &MacParams,
+        env: &mut impl MacEnv,
+    ) {
         let now = env.now();
         let arrival = Arrival {
             frame: *frame,
@@ -770,7 +798,9 @@ impl Dcf {
         if self.tx_state != TxState::Send {
             return;
         }
-        let Some((out, data)) = self.pkt_tx.take() else { return };
+        let Some((out, data)) = self.pkt_tx.take() else {
+            return;
+        };
         self.stop_timer(MacTimer::Send);
         if data.bytes <= p.rts_threshold {
             self.ssrc = 0;
@@ -782,7 +812,9 @@ impl Dcf {
         let retries = self.cur_retries;
         env.packet_done(&out, TxResult::Acked { retries });
         // Post-transmission backoff, plus adaptive pacing's extra wait.
-        let extra = self.policy.extra_backoff_after_success(retries, data.airtime, p);
+        let extra = self
+            .policy
+            .extra_backoff_after_success(retries, data.airtime, p);
         self.backoff_start(0, extra, p, env);
         self.tx_resume(p, env);
     }

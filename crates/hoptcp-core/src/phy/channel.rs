@@ -46,7 +46,12 @@ pub struct Channel {
 impl Channel {
     /// Build the channel. Thresholds are the model's received power at
     /// `tx_range_m` and `cs_range_m`, as in ns-2 (RXThresh_, CSThresh_).
-    pub fn build(positions: Vec<Position>, model: TwoRayGround, tx_range_m: f64, cs_range_m: f64) -> Self {
+    pub fn build(
+        positions: Vec<Position>,
+        model: TwoRayGround,
+        tx_range_m: f64,
+        cs_range_m: f64,
+    ) -> Self {
         let rx_thresh_w = model.rx_power(tx_range_m);
         let cs_thresh_w = model.rx_power(cs_range_m);
         let n = positions.len();
@@ -57,7 +62,10 @@ impl Channel {
             let minx = positions.iter().map(|p| p.x).fold(f64::INFINITY, f64::min);
             let miny = positions.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
             let key = |p: &Position| -> (i64, i64) {
-                (((p.x - minx) / cell).floor() as i64, ((p.y - miny) / cell).floor() as i64)
+                (
+                    ((p.x - minx) / cell).floor() as i64,
+                    ((p.y - miny) / cell).floor() as i64,
+                )
             };
             let mut cells: std::collections::BTreeMap<(i64, i64), Vec<u32>> = Default::default();
             for (i, p) in positions.iter().enumerate() {
@@ -109,7 +117,10 @@ impl Channel {
 
     /// Nodes that can decode `n`'s frames (its link-layer neighbours).
     pub fn links_of(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
-        self.sensed_by[n as usize].iter().filter(|nb| nb.decodable).map(|nb| nb.node)
+        self.sensed_by[n as usize]
+            .iter()
+            .filter(|nb| nb.decodable)
+            .map(|nb| nb.node)
     }
 
     /// Can `b` decode frames sent by `a`?
@@ -152,7 +163,12 @@ mod tests {
     use super::*;
 
     fn line(n: usize, spacing: f64) -> Vec<Position> {
-        (0..n).map(|i| Position { x: i as f64 * spacing, y: 0.0 }).collect()
+        (0..n)
+            .map(|i| Position {
+                x: i as f64 * spacing,
+                y: 0.0,
+            })
+            .collect()
     }
 
     #[test]
@@ -171,7 +187,10 @@ mod tests {
         let mut pos = Vec::new();
         for i in 0..20 {
             for j in 0..20 {
-                pos.push(Position { x: i as f64 * 130.0 + (j % 3) as f64, y: j as f64 * 170.0 });
+                pos.push(Position {
+                    x: i as f64 * 130.0 + (j % 3) as f64,
+                    y: j as f64 * 170.0,
+                });
             }
         }
         let m = TwoRayGround::default();

@@ -1,0 +1,239 @@
+//! From a resolved scenario to a concrete network plan: node positions, the
+//! channel, and every flow with its route. Checks that need the topology
+//! (node ids in range, connectivity, explicit routes) live here.
+
+use super::error::ScenarioError;
+use super::schema::*;
+use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
+use crate::phy::{Channel, Position, TwoRayGround};
+use crate::topology;
+
+/// One flow, ready to simulate.
+#[derive(Clone, Debug)]
+pub struct FlowPlan {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub transport: TransportKind,
+    pub app: AppKind,
+    /// CBR only.
+    pub rate_bps: f64,
+    pub packet_bytes: u32,
+    pub jitter: f64,
+    pub start: Time,
+    pub stop: Time,
+    /// Node ids from src to dst (static route); ACKs use the reverse.
+    pub path: Vec<u32>,
+    /// TCP only: the [tcp] defaults with this flow's overrides applied.
+    pub tcp: TcpSpec,
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub scenario: Scenario,
+    pub channel: Channel,
+    pub flows: Vec<FlowPlan>,
+}
+
+impl Plan {
+    pub fn positions(&self) -> &[Position] {
+        &self.channel.positions
+    }
+}
+
+pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
+    let positions = topology::positions(&sc.topology, sc.seed);
+    let model = TwoRayGround {
+        pt_w: sc.radio.tx_power_w,
+        gt: 1.0,
+        gr: 1.0,
+        ht_m: sc.radio.antenna_height_m,
+        hr_m: sc.radio.antenna_height_m,
+        loss: sc.radio.system_loss,
+        freq_hz: sc.radio.frequency_hz,
+    };
+    let channel = Channel::build(positions, model, sc.radio.tx_range_m, sc.radio.cs_range_m);
+    let n = channel.len() as u32;
+    let comp = channel.components();
+    if sc.topology.kind == TopologyKind::Random && sc.topology.require_connected.unwrap_or(true) {
+        let k = comp.iter().copied().max().map_or(0, |m| m + 1);
+        if k > 1 {
+            return Err(ScenarioError::new(
+                "topology.topology_seed",
+                format!(
+                    "the random topology drawn with seed {} is disconnected ({k} components at radio.tx_range_m = {}): choose another topology.topology_seed, more nodes or a smaller area, or set topology.require_connected = false",
+                    sc.topology.topology_seed.unwrap_or(sc.seed),
+                    sc.radio.tx_range_m
+                ),
+            ));
+        }
+    }
+    let links = |u: u32| channel.links_of(u).collect::<Vec<u32>>();
+    let mut flows = Vec::new();
+    let end = from_secs(sc.duration_s);
+    for (i, f) in sc.flows.iter().enumerate() {
+        let key = format!("flows.{i}");
+        for (k, v) in [("src", f.src), ("dst", f.dst)] {
+            if v >= n {
+                return Err(ScenarioError::value(
+                    &format!("{key}.{k}"),
+                    v,
+                    format!("node ids are 0..={} ({n} nodes)", n - 1),
+                ));
+            }
+        }
+        let path = match &f.route {
+            Some(route) => check_route(&key, route, f, &channel)?,
+            None => topology::shortest_path(n as usize, links, f.src, f.dst).ok_or_else(|| {
+                ScenarioError::new(
+                    key.clone(),
+                    format!(
+                        "flow {i} from node {} to node {} is unroutable: no chain of links within radio.tx_range_m = {} connects them",
+                        f.src, f.dst, sc.radio.tx_range_m
+                    ),
+                )
+            })?,
+        };
+        for _ in 0..f.count.unwrap_or(1) {
+            flows.push(plan_flow(flows.len() as u32, f, path.clone(), &sc.tcp, end));
+        }
+    }
+    if let Some(rf) = &sc.random_flows {
+        let mut rng = RngStream::new(
+            rf.flow_seed.unwrap_or(sc.seed),
+            0,
+            StreamPurpose::FlowSelection,
+        );
+        let min_hops = rf.min_hops.unwrap_or(1) as usize;
+        for _ in 0..rf.count {
+            let mut chosen = None;
+            for _ in 0..10_000 {
+                let src = rng.below(n);
+                let dst = rng.below(n);
+                if src == dst || comp[src as usize] != comp[dst as usize] {
+                    continue;
+                }
+                if let Some(p) = topology::shortest_path(n as usize, links, src, dst) {
+                    if p.len() > min_hops {
+                        chosen = Some((src, dst, p));
+                        break;
+                    }
+                }
+            }
+            let Some((src, dst, path)) = chosen else {
+                return Err(ScenarioError::value(
+                    "random_flows.min_hops",
+                    min_hops,
+                    "no connected node pair is that many hops apart in this topology",
+                ));
+            };
+            let spec = FlowSpec {
+                src,
+                dst,
+                transport: rf.transport,
+                app: rf.app,
+                rate_bps: rf.rate_bps,
+                packet_bytes: rf.packet_bytes,
+                jitter: rf.jitter,
+                start_s: rf.start_s,
+                stop_s: rf.stop_s,
+                route: None,
+                count: None,
+                variant: None,
+                payload_bytes: None,
+                max_window: None,
+                ecn: None,
+                delayed_ack: None,
+                min_rto_s: None,
+            };
+            flows.push(plan_flow(flows.len() as u32, &spec, path, &sc.tcp, end));
+        }
+    }
+    Ok(Plan {
+        scenario: sc.clone(),
+        channel,
+        flows,
+    })
+}
+
+fn check_route(
+    key: &str,
+    route: &[u32],
+    f: &FlowSpec,
+    ch: &Channel,
+) -> Result<Vec<u32>, ScenarioError> {
+    let n = ch.len() as u32;
+    let shown = format!("{route:?}");
+    if route.len() < 2 || route[0] != f.src || *route.last().unwrap() != f.dst {
+        return Err(ScenarioError::value(
+            &format!("{key}.route"),
+            &shown,
+            format!("must list node ids from src = {} to dst = {}", f.src, f.dst),
+        ));
+    }
+    for (j, &v) in route.iter().enumerate() {
+        if v >= n {
+            return Err(ScenarioError::value(
+                &format!("{key}.route.{j}"),
+                v,
+                format!("node ids are 0..={}", n - 1),
+            ));
+        }
+        if route[..j].contains(&v) {
+            return Err(ScenarioError::value(
+                &format!("{key}.route"),
+                &shown,
+                format!("visits node {v} twice"),
+            ));
+        }
+    }
+    for w in route.windows(2) {
+        if !ch.is_link(w[0], w[1]) || !ch.is_link(w[1], w[0]) {
+            return Err(ScenarioError::value(
+                &format!("{key}.route"),
+                &shown,
+                format!(
+                    "nodes {} and {} are not within radio.tx_range_m of each other",
+                    w[0], w[1]
+                ),
+            ));
+        }
+    }
+    Ok(route.to_vec())
+}
+
+fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end: Time) -> FlowPlan {
+    let mut tcp = tcp_defaults.clone();
+    if let Some(v) = f.variant {
+        tcp.variant = v;
+    }
+    if let Some(v) = f.payload_bytes {
+        tcp.payload_bytes = v;
+    }
+    if let Some(v) = f.max_window {
+        tcp.max_window = v;
+    }
+    if let Some(v) = f.ecn {
+        tcp.ecn = v;
+    }
+    if let Some(v) = f.delayed_ack {
+        tcp.delayed_ack = v;
+    }
+    if let Some(v) = f.min_rto_s {
+        tcp.min_rto_s = v;
+    }
+    FlowPlan {
+        id,
+        src: f.src,
+        dst: f.dst,
+        transport: f.transport,
+        app: f.app.unwrap_or(AppKind::Cbr),
+        rate_bps: f.rate_bps.unwrap_or(0.0),
+        packet_bytes: f.packet_bytes.unwrap_or(0),
+        jitter: f.jitter.unwrap_or(0.0),
+        start: from_secs(f.start_s),
+        stop: f.stop_s.map(from_secs).unwrap_or(end).min(end),
+        path,
+        tcp,
+    }
+}

@@ -1,0 +1,359 @@
+//! The scenario file (version 1): the public contract of hoptcp. Parsed with
+//! serde; unknown keys are errors. Defaults follow ns-2.35's wireless model.
+//! `validate.rs` checks values and cross-field rules; `resolve` fills every
+//! default so the canonical form (and its hash) says exactly what ran.
+
+use crate::mac::{FrameFormat, Standard};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Simulated time (s).
+    #[serde(default = "d_duration")]
+    pub duration_s: f64,
+    /// Run seed; every random stream derives from it.
+    #[serde(default = "d_seed")]
+    pub seed: u64,
+    pub topology: TopologySpec,
+    #[serde(default)]
+    pub radio: RadioSpec,
+    #[serde(default)]
+    pub mac: MacSpec,
+    #[serde(default)]
+    pub ip: IpSpec,
+    #[serde(default)]
+    pub routing: RoutingSpec,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    /// Flows between random node pairs (drawn from the seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_flows: Option<RandomFlowsSpec>,
+    #[serde(default)]
+    pub stats: StatsSpec,
+}
+
+fn d_duration() -> f64 {
+    300.0
+}
+fn d_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    Chain,
+    Grid,
+    Cross,
+    ParallelChains,
+    Star,
+    Random,
+    Explicit,
+}
+
+impl TopologyKind {
+    pub const ALL: &'static str = "chain, grid, cross, parallel_chains, star, random, explicit";
+}
+
+/// One table for all topology kinds; `validate` rejects keys a kind does not
+/// use, naming the ones it does.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    pub kind: TopologyKind,
+    /// chain, cross (hops per arm, even), parallel_chains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hops: Option<u32>,
+    /// Distance between neighbouring nodes (m); chain, grid, cross, parallel_chains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spacing_m: Option<f64>,
+    /// grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cols: Option<u32>,
+    /// parallel_chains: number of chains and the distance between them (m).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chains: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_gap_m: Option<f64>,
+    /// star: hub is node 0, leaves 1..=n on a circle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius_m: Option<f64>,
+    /// random: node count and the rectangle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height_m: Option<f64>,
+    /// random: seed of the placement (default: the run seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology_seed: Option<u64>,
+    /// random: reject a draw whose link graph is disconnected (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_connected: Option<bool>,
+    /// explicit: [[x, y], ...] in metres; node i is the i-th entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<[f64; 2]>>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RadioSpec {
+    /// Range at which frames can still be decoded (sets RXThresh).
+    pub tx_range_m: f64,
+    /// Range at which the carrier is still sensed (sets CSThresh).
+    pub cs_range_m: f64,
+    /// Capture threshold (dB): a frame being received survives a later one
+    /// this much weaker.
+    pub capture_db: f64,
+    pub standard: Standard,
+    /// Default: 2 Mb/s (DSSS, as Fu and Lee) or 54 Mb/s (OFDM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_rate_mbps: Option<f64>,
+    /// Rate of RTS/CTS/ACK. Default: 1 Mb/s (DSSS) or 6 Mb/s (OFDM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basic_rate_mbps: Option<f64>,
+    /// Two-ray ground parameters (ns-2 defaults).
+    pub tx_power_w: f64,
+    pub frequency_hz: f64,
+    pub antenna_height_m: f64,
+    pub system_loss: f64,
+}
+
+impl Default for RadioSpec {
+    fn default() -> Self {
+        RadioSpec {
+            tx_range_m: 250.0,
+            cs_range_m: 550.0,
+            capture_db: 10.0,
+            standard: Standard::Dsss,
+            data_rate_mbps: None,
+            basic_rate_mbps: None,
+            tx_power_w: 0.281_838_15,
+            frequency_hz: 914e6,
+            antenna_height_m: 1.5,
+            system_loss: 1.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MacSpec {
+    /// RTS/CTS precedes unicast DATA frames at least this long (bytes).
+    pub rts_threshold_bytes: u32,
+    pub short_retry_limit: u32,
+    pub long_retry_limit: u32,
+    /// Interface queue limit in packets, ns-2 semantics: `queue_limit - 1`
+    /// wait in the queue and one more is held by the MAC.
+    pub queue_limit: u32,
+    /// Contention window bounds (default from the standard: 31/1023 DSSS, 15/1023 OFDM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cw_min: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cw_max: Option<u32>,
+    /// Header sizes: "ns2" (ns-2.35) or "standard" (IEEE 802.11-2016).
+    pub frame_format: FrameFormat,
+}
+
+impl Default for MacSpec {
+    fn default() -> Self {
+        MacSpec {
+            rts_threshold_bytes: 0,
+            short_retry_limit: 7,
+            long_retry_limit: 4,
+            queue_limit: 50,
+            cw_min: None,
+            cw_max: None,
+            frame_format: FrameFormat::Ns2,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct IpSpec {
+    /// Initial TTL of every packet.
+    pub ttl: u32,
+    /// ns-2's link-layer (LL) delay, applied going down to the queue and
+    /// going up from the MAC (µs).
+    pub ll_delay_us: f64,
+}
+
+impl Default for IpSpec {
+    fn default() -> Self {
+        IpSpec {
+            ttl: 64,
+            ll_delay_us: 25.0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingProtocol {
+    /// Shortest hop path on the link graph (or the flow's explicit route),
+    /// fixed for the whole run.
+    #[default]
+    Static,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingSpec {
+    pub protocol: RoutingProtocol,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariantSpec {
+    #[default]
+    Newreno,
+    Reno,
+    Vegas,
+}
+
+/// Defaults for every TCP flow (each flow may override them).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpSpec {
+    pub variant: TcpVariantSpec,
+    /// Payload bytes per segment (ns-2 packetSize_); +40 B TCP/IP header.
+    pub payload_bytes: u32,
+    /// Maximum window in packets (ns-2 window_, the papers' MaxWin).
+    pub max_window: u32,
+    pub ecn: bool,
+    pub delayed_ack: bool,
+    pub min_rto_s: f64,
+    pub initial_window: u32,
+    pub initial_ssthresh: u32,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        TcpSpec {
+            variant: TcpVariantSpec::Newreno,
+            payload_bytes: 1460,
+            max_window: 20,
+            ecn: false,
+            delayed_ack: false,
+            min_rto_s: 0.2,
+            initial_window: 2,
+            initial_ssthresh: 20,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    Udp,
+    Tcp,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    /// Constant bit rate (UDP).
+    Cbr,
+    /// Always-backlogged bulk transfer (TCP).
+    Ftp,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: u32,
+    pub dst: u32,
+    pub transport: TransportKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<AppKind>,
+    /// CBR offered load (bit/s of payload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bps: Option<f64>,
+    /// CBR payload bytes per packet (+28 B UDP/IP header).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_bytes: Option<u32>,
+    /// CBR: each gap is the interval × U(1−jitter, 1+jitter); ns-2's
+    /// `random_ 1` is 0.5. Default 0 (strictly periodic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<f64>,
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
+    /// Explicit route: node ids from src to dst, each within range of the next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<Vec<u32>>,
+    /// Replicate this flow this many times (identical endpoints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    // Per-flow TCP overrides of [tcp].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<TcpVariantSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RandomFlowsSpec {
+    pub count: u32,
+    pub transport: TransportKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<AppKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<f64>,
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
+    /// Only pairs at least this many hops apart (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_hops: Option<u32>,
+    /// Seed of the pair draw (default: the run seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_seed: Option<u64>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatsSpec {
+    /// Record per-flow goodput in intervals of this length (s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_interval_s: Option<f64>,
+    /// Exclude deliveries before this time from goodput (s).
+    pub warmup_s: f64,
+}
+
+impl Standard {
+    pub fn name(self) -> &'static str {
+        match self {
+            Standard::Dsss => "dsss",
+            Standard::Ofdm => "ofdm",
+        }
+    }
+}

@@ -1,0 +1,496 @@
+//! Value checks that need no topology, and filling of every default, so the
+//! resolved scenario states exactly what will run.
+
+use super::error::ScenarioError;
+use super::schema::*;
+use crate::mac::Standard;
+
+type R<T> = Result<T, ScenarioError>;
+
+fn positive(key: &str, v: f64, what: &str) -> R<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::value(
+            key,
+            v,
+            format!("must be a positive number ({what})"),
+        ))
+    }
+}
+
+fn non_negative(key: &str, v: f64, what: &str) -> R<()> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::value(
+            key,
+            v,
+            format!("must be zero or positive ({what})"),
+        ))
+    }
+}
+
+fn int_range(key: &str, v: u64, lo: u64, hi: u64) -> R<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(ScenarioError::value(
+            key,
+            v,
+            format!("must be an integer in {lo}..={hi}"),
+        ))
+    }
+}
+
+fn require<T: Copy>(key: &str, v: Option<T>, kind: &str) -> R<T> {
+    v.ok_or_else(|| {
+        ScenarioError::new(
+            key,
+            format!("`{key}` is required for topology.kind = \"{kind}\""),
+        )
+    })
+}
+
+/// Check every value that does not depend on the topology and fill defaults.
+pub fn resolve(mut sc: Scenario) -> R<Scenario> {
+    positive("duration_s", sc.duration_s, "simulated seconds")?;
+    resolve_topology(&mut sc.topology)?;
+    resolve_radio(&mut sc.radio)?;
+    resolve_mac(&mut sc.mac, sc.radio.standard)?;
+    int_range("ip.ttl", sc.ip.ttl as u64, 1, 255)?;
+    non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;
+    resolve_tcp(&sc.tcp)?;
+    for (i, f) in sc.flows.iter_mut().enumerate() {
+        resolve_flow(&format!("flows.{i}"), f, sc.duration_s)?;
+    }
+    if let Some(rf) = sc.random_flows.as_mut() {
+        int_range("random_flows.count", rf.count as u64, 1, 1_000_000)?;
+        let mut as_flow = FlowSpec {
+            src: 0,
+            dst: 1,
+            transport: rf.transport,
+            app: rf.app,
+            rate_bps: rf.rate_bps,
+            packet_bytes: rf.packet_bytes,
+            jitter: rf.jitter,
+            start_s: rf.start_s,
+            stop_s: rf.stop_s,
+            route: None,
+            count: None,
+            variant: None,
+            payload_bytes: None,
+            max_window: None,
+            ecn: None,
+            delayed_ack: None,
+            min_rto_s: None,
+        };
+        resolve_flow("random_flows", &mut as_flow, sc.duration_s)?;
+        rf.app = as_flow.app;
+        rf.packet_bytes = as_flow.packet_bytes;
+        rf.jitter = as_flow.jitter;
+        rf.min_hops = Some(rf.min_hops.unwrap_or(1));
+        int_range(
+            "random_flows.min_hops",
+            rf.min_hops.unwrap() as u64,
+            1,
+            1_000_000,
+        )?;
+    }
+    if sc.flows.is_empty() && sc.random_flows.is_none() {
+        return Err(ScenarioError::new(
+            "flows",
+            "the scenario has no traffic: add at least one [[flows]] entry (or [random_flows])",
+        ));
+    }
+    if let Some(i) = sc.stats.throughput_interval_s {
+        positive("stats.throughput_interval_s", i, "seconds")?;
+    }
+    non_negative("stats.warmup_s", sc.stats.warmup_s, "seconds")?;
+    if sc.stats.warmup_s >= sc.duration_s {
+        return Err(ScenarioError::value(
+            "stats.warmup_s",
+            sc.stats.warmup_s,
+            format!("must be below duration_s = {}", sc.duration_s),
+        ));
+    }
+    Ok(sc)
+}
+
+fn resolve_topology(t: &mut TopologySpec) -> R<()> {
+    let kind_name = serde_json::to_value(t.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let allowed: &[&str] = match t.kind {
+        TopologyKind::Chain => &["hops", "spacing_m"],
+        TopologyKind::Grid => &["rows", "cols", "spacing_m"],
+        TopologyKind::Cross => &["hops", "spacing_m"],
+        TopologyKind::ParallelChains => &["chains", "hops", "spacing_m", "chain_gap_m"],
+        TopologyKind::Star => &["leaves", "radius_m"],
+        TopologyKind::Random => &[
+            "nodes",
+            "width_m",
+            "height_m",
+            "topology_seed",
+            "require_connected",
+        ],
+        TopologyKind::Explicit => &["positions"],
+    };
+    let present: [(&str, bool); 14] = [
+        ("hops", t.hops.is_some()),
+        ("spacing_m", t.spacing_m.is_some()),
+        ("rows", t.rows.is_some()),
+        ("cols", t.cols.is_some()),
+        ("chains", t.chains.is_some()),
+        ("chain_gap_m", t.chain_gap_m.is_some()),
+        ("leaves", t.leaves.is_some()),
+        ("radius_m", t.radius_m.is_some()),
+        ("nodes", t.nodes.is_some()),
+        ("width_m", t.width_m.is_some()),
+        ("height_m", t.height_m.is_some()),
+        ("topology_seed", t.topology_seed.is_some()),
+        ("require_connected", t.require_connected.is_some()),
+        ("positions", t.positions.is_some()),
+    ];
+    for (k, is_set) in present {
+        if is_set && !allowed.contains(&k) {
+            return Err(ScenarioError::new(
+                format!("topology.{k}"),
+                format!("`topology.{k}` is not used by topology.kind = \"{kind_name}\"; its keys are: kind, {}", allowed.join(", ")),
+            ));
+        }
+    }
+    let spacing = |t: &mut TopologySpec| -> R<()> {
+        let s = *t
+            .spacing_m
+            .get_or_insert(crate::topology::DEFAULT_SPACING_M);
+        positive("topology.spacing_m", s, "metres")
+    };
+    const MAX_NODES: u64 = 1_000_000;
+    match t.kind {
+        TopologyKind::Chain => {
+            int_range(
+                "topology.hops",
+                require("topology.hops", t.hops, &kind_name)? as u64,
+                1,
+                MAX_NODES,
+            )?;
+            spacing(t)?;
+        }
+        TopologyKind::Grid => {
+            let r = require("topology.rows", t.rows, &kind_name)? as u64;
+            let c = require("topology.cols", t.cols, &kind_name)? as u64;
+            int_range("topology.rows", r, 1, MAX_NODES)?;
+            int_range("topology.cols", c, 1, MAX_NODES)?;
+            if r * c < 2 || r * c > MAX_NODES {
+                return Err(ScenarioError::value(
+                    "topology.rows",
+                    r,
+                    format!("rows × cols = {} must be in 2..={MAX_NODES}", r * c),
+                ));
+            }
+            spacing(t)?;
+        }
+        TopologyKind::Cross => {
+            let h = require("topology.hops", t.hops, &kind_name)? as u64;
+            int_range("topology.hops", h, 2, MAX_NODES)?;
+            if h % 2 != 0 {
+                return Err(ScenarioError::value(
+                    "topology.hops",
+                    h,
+                    "must be even for a cross (the chains cross at their middle node)",
+                ));
+            }
+            spacing(t)?;
+        }
+        TopologyKind::ParallelChains => {
+            int_range(
+                "topology.chains",
+                require("topology.chains", t.chains, &kind_name)? as u64,
+                1,
+                MAX_NODES,
+            )?;
+            int_range(
+                "topology.hops",
+                require("topology.hops", t.hops, &kind_name)? as u64,
+                1,
+                MAX_NODES,
+            )?;
+            spacing(t)?;
+            let gap = *t.chain_gap_m.get_or_insert(t.spacing_m.unwrap());
+            positive("topology.chain_gap_m", gap, "metres")?;
+        }
+        TopologyKind::Star => {
+            int_range(
+                "topology.leaves",
+                require("topology.leaves", t.leaves, &kind_name)? as u64,
+                1,
+                MAX_NODES,
+            )?;
+            let r = *t.radius_m.get_or_insert(crate::topology::DEFAULT_SPACING_M);
+            positive("topology.radius_m", r, "metres")?;
+        }
+        TopologyKind::Random => {
+            int_range(
+                "topology.nodes",
+                require("topology.nodes", t.nodes, &kind_name)? as u64,
+                2,
+                MAX_NODES,
+            )?;
+            positive(
+                "topology.width_m",
+                require("topology.width_m", t.width_m, &kind_name)?,
+                "metres",
+            )?;
+            positive(
+                "topology.height_m",
+                require("topology.height_m", t.height_m, &kind_name)?,
+                "metres",
+            )?;
+            t.require_connected.get_or_insert(true);
+        }
+        TopologyKind::Explicit => {
+            let pos = t.positions.as_ref().ok_or_else(|| {
+                ScenarioError::new("topology.positions", "`topology.positions` is required for topology.kind = \"explicit\": a list of [x, y] pairs in metres")
+            })?;
+            if pos.len() < 2 {
+                return Err(ScenarioError::value(
+                    "topology.positions",
+                    format!("a list of {} position(s)", pos.len()),
+                    "needs at least 2 nodes",
+                ));
+            }
+            if let Some(i) = pos
+                .iter()
+                .position(|p| !p[0].is_finite() || !p[1].is_finite())
+            {
+                return Err(ScenarioError::value(
+                    &format!("topology.positions.{i}"),
+                    format!("{:?}", pos[i]),
+                    "coordinates must be finite numbers",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn resolve_radio(r: &mut RadioSpec) -> R<()> {
+    positive("radio.tx_range_m", r.tx_range_m, "metres")?;
+    positive("radio.cs_range_m", r.cs_range_m, "metres")?;
+    if r.cs_range_m < r.tx_range_m {
+        return Err(ScenarioError::value(
+            "radio.cs_range_m",
+            r.cs_range_m,
+            format!(
+                "must be at least radio.tx_range_m = {} (a node senses every frame it can decode)",
+                r.tx_range_m
+            ),
+        ));
+    }
+    non_negative("radio.capture_db", r.capture_db, "dB")?;
+    let (d, b) = match r.standard {
+        Standard::Dsss => (2.0, 1.0),
+        Standard::Ofdm => (54.0, 6.0),
+    };
+    let data = *r.data_rate_mbps.get_or_insert(d);
+    let basic = *r.basic_rate_mbps.get_or_insert(b);
+    let rates = r.standard.rates_mbps();
+    let list = rates
+        .iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    for (key, v) in [
+        ("radio.data_rate_mbps", data),
+        ("radio.basic_rate_mbps", basic),
+    ] {
+        if !rates.contains(&v) {
+            return Err(ScenarioError::value(
+                key,
+                v,
+                format!(
+                    "allowed for radio.standard = \"{}\": {list} (Mb/s)",
+                    r.standard.name()
+                ),
+            ));
+        }
+    }
+    positive("radio.tx_power_w", r.tx_power_w, "watts")?;
+    positive("radio.frequency_hz", r.frequency_hz, "hertz")?;
+    positive("radio.antenna_height_m", r.antenna_height_m, "metres")?;
+    if !(r.system_loss.is_finite() && r.system_loss >= 1.0) {
+        return Err(ScenarioError::value(
+            "radio.system_loss",
+            r.system_loss,
+            "must be a number >= 1",
+        ));
+    }
+    Ok(())
+}
+
+fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
+    int_range("mac.short_retry_limit", m.short_retry_limit as u64, 1, 255)?;
+    int_range("mac.long_retry_limit", m.long_retry_limit as u64, 1, 255)?;
+    if m.queue_limit < 2 {
+        return Err(ScenarioError::value(
+            "mac.queue_limit",
+            m.queue_limit,
+            "must be at least 2 (ns-2 semantics: queue_limit - 1 packets wait and the MAC holds one more; 1 would refuse every packet)",
+        ));
+    }
+    int_range("mac.queue_limit", m.queue_limit as u64, 2, 10_000_000)?;
+    let (lo, hi) = match std {
+        Standard::Dsss => (31, 1023),
+        Standard::Ofdm => (15, 1023),
+    };
+    let cw_min = *m.cw_min.get_or_insert(lo);
+    let cw_max = *m.cw_max.get_or_insert(hi);
+    int_range("mac.cw_min", cw_min as u64, 1, 1_000_000)?;
+    if cw_max < cw_min {
+        return Err(ScenarioError::value(
+            "mac.cw_max",
+            cw_max,
+            format!("must be at least mac.cw_min = {cw_min}"),
+        ));
+    }
+    int_range("mac.cw_max", cw_max as u64, 1, 1_000_000)?;
+    Ok(())
+}
+
+fn resolve_tcp(t: &TcpSpec) -> R<()> {
+    int_range("tcp.payload_bytes", t.payload_bytes as u64, 1, 65_495)?;
+    int_range("tcp.max_window", t.max_window as u64, 1, 1_000_000)?;
+    positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
+    int_range("tcp.initial_window", t.initial_window as u64, 1, 1_000_000)?;
+    int_range(
+        "tcp.initial_ssthresh",
+        t.initial_ssthresh as u64,
+        2,
+        1_000_000,
+    )?;
+    Ok(())
+}
+
+fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
+    let app = match (f.transport, f.app) {
+        (TransportKind::Udp, None) => AppKind::Cbr,
+        (TransportKind::Tcp, None) => AppKind::Ftp,
+        (TransportKind::Udp, Some(AppKind::Cbr)) => AppKind::Cbr,
+        (TransportKind::Tcp, Some(AppKind::Ftp)) => AppKind::Ftp,
+        (TransportKind::Udp, Some(a)) | (TransportKind::Tcp, Some(a)) => {
+            let (t, ok) = if f.transport == TransportKind::Udp {
+                ("udp", "cbr")
+            } else {
+                ("tcp", "ftp")
+            };
+            return Err(ScenarioError::value(
+                &format!("{key}.app"),
+                format!("\"{}\"", app_name(a)),
+                format!("transport = \"{t}\" supports app = \"{ok}\""),
+            ));
+        }
+    };
+    f.app = Some(app);
+    if f.src == f.dst {
+        return Err(ScenarioError::value(
+            &format!("{key}.dst"),
+            f.dst,
+            "must differ from the flow's src",
+        ));
+    }
+    non_negative(&format!("{key}.start_s"), f.start_s, "seconds")?;
+    if f.start_s >= duration {
+        return Err(ScenarioError::value(
+            &format!("{key}.start_s"),
+            f.start_s,
+            format!("must be below duration_s = {duration}"),
+        ));
+    }
+    if let Some(stop) = f.stop_s {
+        if !(stop.is_finite() && stop > f.start_s) {
+            return Err(ScenarioError::value(
+                &format!("{key}.stop_s"),
+                stop,
+                format!("must be after start_s = {}", f.start_s),
+            ));
+        }
+    }
+    if let Some(c) = f.count {
+        int_range(&format!("{key}.count"), c as u64, 1, 1_000_000)?;
+    }
+    match f.transport {
+        TransportKind::Udp => {
+            let rate = f.rate_bps.ok_or_else(|| {
+                ScenarioError::new(
+                    format!("{key}.rate_bps"),
+                    format!("`{key}.rate_bps` is required for a CBR flow (payload bit/s, > 0)"),
+                )
+            })?;
+            positive(&format!("{key}.rate_bps"), rate, "payload bit/s")?;
+            let pb = *f.packet_bytes.get_or_insert(1460);
+            int_range(&format!("{key}.packet_bytes"), pb as u64, 1, 65_507)?;
+            let j = *f.jitter.get_or_insert(0.0);
+            if !(j.is_finite() && (0.0..1.0).contains(&j)) {
+                return Err(ScenarioError::value(
+                    &format!("{key}.jitter"),
+                    j,
+                    "must be in [0, 1) (0.5 is ns-2's random_ CBR)",
+                ));
+            }
+            let tcp_only = [
+                ("variant", f.variant.is_some()),
+                ("payload_bytes", f.payload_bytes.is_some()),
+                ("max_window", f.max_window.is_some()),
+                ("ecn", f.ecn.is_some()),
+                ("delayed_ack", f.delayed_ack.is_some()),
+                ("min_rto_s", f.min_rto_s.is_some()),
+            ];
+            if let Some((k, _)) = tcp_only.iter().find(|(_, set)| *set) {
+                return Err(ScenarioError::new(
+                    format!("{key}.{k}"),
+                    format!(
+                        "`{key}.{k}` applies to TCP flows only; this flow has transport = \"udp\""
+                    ),
+                ));
+            }
+        }
+        TransportKind::Tcp => {
+            for (k, set) in [
+                ("rate_bps", f.rate_bps.is_some()),
+                ("packet_bytes", f.packet_bytes.is_some()),
+                ("jitter", f.jitter.is_some()),
+            ] {
+                if set {
+                    let hint = if k == "packet_bytes" {
+                        " (use payload_bytes for TCP segment size)"
+                    } else {
+                        " (TCP is always backlogged)"
+                    };
+                    return Err(ScenarioError::new(
+                        format!("{key}.{k}"),
+                        format!("`{key}.{k}` applies to UDP/CBR flows only{hint}"),
+                    ));
+                }
+            }
+            if let Some(p) = f.payload_bytes {
+                int_range(&format!("{key}.payload_bytes"), p as u64, 1, 65_495)?;
+            }
+            if let Some(w) = f.max_window {
+                int_range(&format!("{key}.max_window"), w as u64, 1, 1_000_000)?;
+            }
+            if let Some(r) = f.min_rto_s {
+                positive(&format!("{key}.min_rto_s"), r, "seconds")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn app_name(a: AppKind) -> &'static str {
+    match a {
+        AppKind::Cbr => "cbr",
+        AppKind::Ftp => "ftp",
+    }
+}

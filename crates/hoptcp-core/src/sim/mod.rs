@@ -1,0 +1,379 @@
+//! The simulator: owns the event queue and every node, flow and packet, and
+//! is the only thing that dispatches events. Protocol logic lives in the
+//! layers; this module wires them together.
+//!
+//! Packet path (ns-2's wireless node): source app → transport → routing →
+//! link layer (LL delay) → interface queue → MAC → air → MAC → LL (delay) →
+//! routing (forward: → LL → queue ...) → transport at the destination.
+
+mod node_ctx;
+pub mod report;
+
+use crate::app::cbr::Cbr;
+use crate::engine::time::{from_secs, from_us};
+use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
+use crate::mac::{Dcf, Frame, MacParams, MacTimer, Outgoing, Timing};
+use crate::net::{Body, DropCause, Ecn, IfQueue, Packet, Slab};
+use crate::phy::Channel;
+use crate::scenario::schema::{AppKind, TransportKind};
+use crate::scenario::{FlowPlan, Plan};
+use crate::transport::udp::UDP_IP_HEADER_BYTES;
+use node_ctx::{Drops, NodeCtx, NodeLoad};
+pub use report::RunReport;
+
+/// Events are small `Copy` records; node and flow ids index Vecs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Ev {
+    /// First bit of transmission `tx` reaches `node` (entry `nbr` of the
+    /// sender's neighbour list).
+    RxStart {
+        node: u32,
+        tx: u32,
+        nbr: u32,
+    },
+    Mac {
+        node: u32,
+        timer: u8,
+        gen: u32,
+    },
+    /// Packet enters `node`'s interface queue after the LL delay.
+    LlDown {
+        node: u32,
+        pkt: u32,
+    },
+    /// Packet reaches `node`'s network layer after the LL delay.
+    LlUp {
+        node: u32,
+        pkt: u32,
+    },
+    /// A CBR source is due.
+    App {
+        flow: u32,
+    },
+}
+
+/// A frame on the air, shared by all its receivers until each has seen it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Transmission {
+    pub frame: Frame,
+    pub tx_node: u32,
+    pub pending: u32,
+}
+
+pub(crate) struct Node {
+    pub mac: Dcf,
+    pub ifq: IfQueue,
+    pub load: NodeLoad,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FlowStats {
+    pub packets_sent: u64,
+    pub packets_delivered: u64,
+    pub bytes_delivered: u64,
+    /// Payload bytes delivered after the warm-up.
+    pub goodput_bytes: u64,
+    /// Payload bytes delivered per series interval.
+    pub series: Vec<u64>,
+}
+
+pub(crate) struct Flow {
+    pub plan: FlowPlan,
+    pub cbr: Option<Cbr>,
+    pub stats: FlowStats,
+}
+
+impl Flow {
+    /// The i-th node of the flow's route in the given direction.
+    #[inline]
+    fn route_node(&self, reverse: bool, i: usize) -> u32 {
+        let p = &self.plan.path;
+        if reverse {
+            p[p.len() - 1 - i]
+        } else {
+            p[i]
+        }
+    }
+}
+
+pub struct Simulation {
+    q: EventQueue<Ev>,
+    nodes: Vec<Node>,
+    channel: Channel,
+    p: MacParams,
+    packets: Slab<Packet>,
+    txs: Slab<Transmission>,
+    flows: Vec<Flow>,
+    drops: Drops,
+    end: Time,
+    ll_delay: Time,
+    ttl: u8,
+    warmup: Time,
+    series_interval: Option<Time>,
+    next_uid: u64,
+    plan_seed: u64,
+    duration_s: f64,
+}
+
+impl Simulation {
+    /// Build a simulation of `plan` with run seed `seed`.
+    pub fn new(plan: &Plan, seed: u64) -> Self {
+        let sc = &plan.scenario;
+        let mut timing = Timing::new(
+            sc.radio.standard,
+            sc.radio.data_rate_mbps.unwrap(),
+            sc.radio.basic_rate_mbps.unwrap(),
+        );
+        timing.cw_min = sc.mac.cw_min.unwrap_or(timing.cw_min);
+        timing.cw_max = sc.mac.cw_max.unwrap_or(timing.cw_max);
+        let p = MacParams::new(
+            timing,
+            sc.mac.frame_format,
+            sc.mac.rts_threshold_bytes,
+            sc.mac.short_retry_limit,
+            sc.mac.long_retry_limit,
+            sc.radio.capture_db,
+        );
+        let n = plan.channel.len();
+        let nodes = (0..n as u32)
+            .map(|i| Node {
+                mac: Dcf::new(
+                    i,
+                    timing.cw_min,
+                    RngStream::new(seed, i as u64, StreamPurpose::MacBackoff),
+                ),
+                ifq: IfQueue::new(sc.mac.queue_limit),
+                load: NodeLoad::default(),
+            })
+            .collect();
+        let flows = plan
+            .flows
+            .iter()
+            .map(|f| Flow {
+                plan: f.clone(),
+                cbr: (f.app == AppKind::Cbr).then(|| {
+                    let rng = RngStream::new(seed, f.id as u64, StreamPurpose::AppTraffic);
+                    Cbr::new(f.rate_bps, f.packet_bytes, f.start, f.stop, f.jitter, rng)
+                }),
+                stats: FlowStats::default(),
+            })
+            .collect();
+        let mut sim = Simulation {
+            q: EventQueue::new(),
+            nodes,
+            channel: plan.channel.clone(),
+            p,
+            packets: Slab::default(),
+            txs: Slab::default(),
+            flows,
+            drops: Drops::new(n),
+            end: from_secs(sc.duration_s),
+            ll_delay: from_us(0) + (sc.ip.ll_delay_us * 1000.0).round() as Time,
+            ttl: sc.ip.ttl.min(255) as u8,
+            warmup: from_secs(sc.stats.warmup_s),
+            series_interval: sc.stats.throughput_interval_s.map(from_secs),
+            next_uid: 0,
+            plan_seed: seed,
+            duration_s: sc.duration_s,
+        };
+        for (i, f) in sim.flows.iter().enumerate() {
+            if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {
+                sim.q.schedule_at(t, Ev::App { flow: i as u32 });
+            }
+            debug_assert!(
+                f.plan.transport == TransportKind::Udp,
+                "TCP flows not wired yet"
+            );
+        }
+        sim
+    }
+
+    /// Run to the end and report.
+    pub fn run(mut self) -> RunReport {
+        let started = std::time::Instant::now();
+        while let Some(t) = self.q.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (now, ev) = self.q.pop().unwrap();
+            self.dispatch(now, ev);
+        }
+        let wall = started.elapsed().as_secs_f64();
+        report::build(&mut self, wall)
+    }
+
+    fn dispatch(&mut self, now: Time, ev: Ev) {
+        match ev {
+            Ev::RxStart { node, tx, nbr } => {
+                let t = self.txs.get_mut(tx);
+                let frame = t.frame;
+                let nb = self.channel.sensed_by[t.tx_node as usize][nbr as usize];
+                t.pending -= 1;
+                if t.pending == 0 {
+                    self.txs.remove(tx);
+                }
+                self.with_node(now, node, |mac, p, ctx| {
+                    mac.on_rx_start(&frame, nb.power, nb.decodable, p, ctx)
+                });
+            }
+            Ev::Mac { node, timer, gen } => {
+                self.with_node(now, node, |mac, p, ctx| {
+                    mac.on_timer(MacTimer::from_u8(timer), gen, p, ctx)
+                });
+            }
+            Ev::LlDown { node, pkt } => self.enqueue(now, node, pkt),
+            Ev::LlUp { node, pkt } => self.net_receive(now, node, pkt),
+            Ev::App { flow } => self.cbr_tick(now, flow),
+        }
+    }
+
+    /// Run `f` on `node`'s MAC with a context giving it the rest of the world.
+    #[inline]
+    fn with_node(
+        &mut self,
+        now: Time,
+        node: u32,
+        f: impl FnOnce(&mut Dcf, &MacParams, &mut NodeCtx),
+    ) {
+        let n = &mut self.nodes[node as usize];
+        let mut ctx = NodeCtx {
+            now,
+            node,
+            q: &mut self.q,
+            ifq: &mut n.ifq,
+            load: &mut n.load,
+            txs: &mut self.txs,
+            channel: &self.channel,
+            packets: &mut self.packets,
+            drops: &mut self.drops,
+            ll_delay: self.ll_delay,
+        };
+        f(&mut n.mac, &self.p, &mut ctx);
+    }
+
+    /// A packet arrives at `node`'s interface queue (ns-2 Queue::recv:
+    /// enqueue, then hand the head to the MAC if it is free).
+    fn enqueue(&mut self, now: Time, node: u32, pkt: u32) {
+        let pk = *self.packets.get(pkt);
+        let out = Outgoing {
+            packet: pkt,
+            ip_bytes: pk.ip_bytes,
+            next_hop: pk.next_hop,
+        };
+        let n = &mut self.nodes[node as usize];
+        if let Err(o) = n.ifq.enqueue(now, out, false) {
+            self.drops.record(node, DropCause::QueueOverflow, pk.kind());
+            self.packets.remove(o.packet);
+            return;
+        }
+        if !n.ifq.blocked {
+            let head = n.ifq.dequeue(now).expect("just enqueued");
+            n.ifq.blocked = true;
+            n.load.taken(now);
+            self.with_node(now, node, |mac, p, ctx| mac.send(head, p, ctx));
+        }
+    }
+
+    /// Network layer at `node`: deliver locally or forward along the route.
+    fn net_receive(&mut self, now: Time, node: u32, pkt: u32) {
+        let pk = self.packets.get_mut(pkt);
+        let hop = pk.hop as usize + 1;
+        if node == pk.dst {
+            let pk = self.packets.remove(pkt);
+            self.deliver(now, pk);
+            return;
+        }
+        if pk.ttl <= 1 {
+            let kind = pk.kind();
+            self.packets.remove(pkt);
+            self.drops.record(node, DropCause::Ttl, kind);
+            return;
+        }
+        let flow = &self.flows[pk.flow as usize];
+        debug_assert_eq!(flow.route_node(pk.reverse, hop), node);
+        pk.ttl -= 1;
+        pk.hop = hop as u16;
+        pk.next_hop = flow.route_node(pk.reverse, hop + 1);
+        self.q.schedule_in(self.ll_delay, Ev::LlDown { node, pkt });
+    }
+
+    /// Originate a packet of `flow` at its source (or its destination when
+    /// `reverse`) and send it down.
+    fn originate(
+        &mut self,
+        now: Time,
+        flow: u32,
+        reverse: bool,
+        ip_bytes: u32,
+        ecn: Ecn,
+        body: Body,
+    ) {
+        let f = &self.flows[flow as usize];
+        let (src, dst) = if reverse {
+            (f.plan.dst, f.plan.src)
+        } else {
+            (f.plan.src, f.plan.dst)
+        };
+        let pk = Packet {
+            uid: self.next_uid,
+            flow,
+            src,
+            dst,
+            ip_bytes,
+            ttl: self.ttl,
+            ecn,
+            reverse,
+            hop: 0,
+            next_hop: f.route_node(reverse, 1),
+            created: now,
+            body,
+        };
+        self.next_uid += 1;
+        let pkt = self.packets.insert(pk);
+        self.q
+            .schedule_in(self.ll_delay, Ev::LlDown { node: src, pkt });
+    }
+
+    fn cbr_tick(&mut self, now: Time, flow: u32) {
+        let f = &mut self.flows[flow as usize];
+        let Some(cbr) = f.cbr.as_mut() else { return };
+        let (seq, payload) = cbr.emit();
+        let next = cbr.next_time();
+        f.stats.packets_sent += 1;
+        self.originate(
+            now,
+            flow,
+            false,
+            payload + UDP_IP_HEADER_BYTES,
+            Ecn::NotEct,
+            Body::Udp { seq, payload },
+        );
+        if let Some(t) = next {
+            self.q.schedule_at(t, Ev::App { flow });
+        }
+    }
+
+    /// A packet reached its destination node.
+    fn deliver(&mut self, now: Time, pk: Packet) {
+        let warmup = self.warmup;
+        let interval = self.series_interval;
+        let f = &mut self.flows[pk.flow as usize];
+        match pk.body {
+            Body::Udp { payload, .. } => {
+                let s = &mut f.stats;
+                s.packets_delivered += 1;
+                s.bytes_delivered += payload as u64;
+                if now >= warmup {
+                    s.goodput_bytes += payload as u64;
+                }
+                if let Some(iv) = interval {
+                    let b = (now / iv) as usize;
+                    if s.series.len() <= b {
+                        s.series.resize(b + 1, 0);
+                    }
+                    s.series[b] += payload as u64;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The world as one node's MAC sees it: the `MacEnv` implementation that
+//! turns MAC actions into events, channel transmissions, queue pulls and
+//! statistics.
+
+use super::{Ev, Transmission};
+use crate::engine::{EventQueue, Time};
+use crate::mac::{Frame, MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
+use crate::net::{DropCause, IfQueue, Packet, PacketKind, Slab, N_DROP_CAUSES};
+use crate::phy::Channel;
+
+/// How much work a node's MAC did: packets taken from the queue, and the
+/// time it held one (its backlog).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeLoad {
+    pub mac_packets: u64,
+    pub busy_since: Option<Time>,
+    pub busy_total: Time,
+}
+
+impl NodeLoad {
+    pub fn taken(&mut self, now: Time) {
+        self.mac_packets += 1;
+        self.busy_since = Some(now);
+    }
+
+    pub fn released(&mut self, now: Time) {
+        if let Some(s) = self.busy_since.take() {
+            self.busy_total += now - s;
+        }
+    }
+
+    /// Busy time up to `now`, counting a packet still held.
+    pub fn busy_until(&self, now: Time) -> Time {
+        self.busy_total + self.busy_since.map_or(0, |s| now - s)
+    }
+}
+
+/// Drop counters by node, cause and packet kind.
+#[derive(Clone, Debug)]
+pub(crate) struct Drops {
+    pub by_node: Vec<[u64; N_DROP_CAUSES]>,
+    pub by_kind: [[u64; N_DROP_CAUSES]; 3],
+}
+
+impl Drops {
+    pub fn new(n: usize) -> Self {
+        Drops {
+            by_node: vec![[0; N_DROP_CAUSES]; n],
+            by_kind: [[0; N_DROP_CAUSES]; 3],
+        }
+    }
+
+    pub fn record(&mut self, node: u32, cause: DropCause, kind: PacketKind) {
+        self.by_node[node as usize][cause as usize] += 1;
+        self.by_kind[kind as usize][cause as usize] += 1;
+    }
+}
+
+pub(crate) struct NodeCtx<'a> {
+    pub now: Time,
+    pub node: u32,
+    pub q: &'a mut EventQueue<Ev>,
+    pub ifq: &'a mut IfQueue,
+    pub load: &'a mut NodeLoad,
+    pub txs: &'a mut Slab<Transmission>,
+    pub channel: &'a Channel,
+    pub packets: &'a mut Slab<Packet>,
+    pub drops: &'a mut Drops,
+    pub ll_delay: Time,
+}
+
+impl MacEnv for NodeCtx<'_> {
+    #[inline]
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    #[inline]
+    fn set_timer(&mut self, timer: MacTimer, at: Time, gen: u32) {
+        self.q.schedule_at(
+            at,
+            Ev::Mac {
+                node: self.node,
+                timer: timer as u8,
+                gen,
+            },
+        );
+    }
+
+    fn transmit(&mut self, frame: &Frame) {
+        let hearers = &self.channel.sensed_by[self.node as usize];
+        if hearers.is_empty() {
+            return;
+        }
+        let tx = self.txs.insert(Transmission {
+            frame: *frame,
+            tx_node: self.node,
+            pending: hearers.len() as u32,
+        });
+        for (k, nb) in hearers.iter().enumerate() {
+            self.q.schedule_at(
+                self.now + nb.delay,
+                Ev::RxStart {
+                    node: nb.node,
+                    tx,
+                    nbr: k as u32,
+                },
+            );
+        }
+    }
+
+    fn pull_next(&mut self) -> Option<Outgoing> {
+        match self.ifq.dequeue(self.now) {
+            Some(o) => {
+                self.load.taken(self.now);
+                Some(o)
+            }
+            None => {
+                self.ifq.blocked = false;
+                None
+            }
+        }
+    }
+
+    fn deliver_up(&mut self, frame: &Frame) {
+        let copy = *self.packets.get(frame.packet);
+        let pkt = self.packets.insert(copy);
+        self.q.schedule_at(
+            self.now + self.ll_delay,
+            Ev::LlUp {
+                node: self.node,
+                pkt,
+            },
+        );
+    }
+
+    fn packet_done(&mut self, out: &Outgoing, result: TxResult) {
+        self.load.released(self.now);
+        let pk = self.packets.remove(out.packet);
+        if let TxResult::Dropped { reason, .. } = result {
+            let cause = match reason {
+                MacDrop::RtsRetry => DropCause::MacRtsRetry,
+                MacDrop::DataRetry => DropCause::MacDataRetry,
+            };
+            self.drops.record(self.node, cause, pk.kind());
+        }
+    }
+}

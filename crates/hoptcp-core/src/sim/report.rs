@@ -1,0 +1,203 @@
+//! The result of a run, serialized as the JSON document of `hoptcp run
+//! --json`. Everything but `wall_time_s` is a deterministic function of the
+//! scenario and the seed.
+
+use super::Simulation;
+use crate::engine::time::to_secs;
+use crate::mac::MacCounters;
+use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
+use crate::scenario::schema::{AppKind, TransportKind};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    pub hoptcp_version: &'static str,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub events: u64,
+    pub wall_time_s: f64,
+    pub flows: Vec<FlowReport>,
+    pub nodes: Vec<NodeReport>,
+    /// Drops by cause, plus `total` and `by_kind` (udp, tcp_data, tcp_ack).
+    pub drops: BTreeMap<String, serde_json::Value>,
+    /// Jain's index over the flows' goodput (null when every flow got nothing).
+    pub fairness_jain: Option<f64>,
+    pub aggregate_goodput_bps: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<SeriesReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowReport {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub transport: &'static str,
+    pub app: &'static str,
+    pub hops: u32,
+    pub packets_sent: u64,
+    pub packets_delivered: u64,
+    pub bytes_delivered: u64,
+    /// Payload bits delivered per second over the flow's active period
+    /// (from max(start, warm-up) to its stop time).
+    pub goodput_bps: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeReport {
+    pub id: u32,
+    pub x: f64,
+    pub y: f64,
+    #[serde(flatten)]
+    pub mac: MacCounters,
+    /// Packets the MAC took from the interface queue.
+    pub mac_packets: u64,
+    /// Of those, dropped after the retry limits.
+    pub mac_drops: u64,
+    /// Fraction of the run the MAC held a packet (the node was backlogged).
+    pub backlog_frac: f64,
+    pub queue_max: u32,
+    /// Time-averaged queue length (packets waiting, excluding the MAC's).
+    pub queue_avg: f64,
+    pub drops: BTreeMap<&'static str, u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SeriesReport {
+    pub interval_s: f64,
+    /// Goodput (bit/s) per interval, per flow id.
+    pub flows: BTreeMap<String, Vec<f64>>,
+}
+
+pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
+    let end = sim.end;
+    let positions = &sim.channel.positions;
+    let nodes: Vec<NodeReport> = sim
+        .nodes
+        .iter_mut()
+        .enumerate()
+        .map(|(i, n)| {
+            let d = &sim.drops.by_node[i];
+            NodeReport {
+                id: i as u32,
+                x: positions[i].x,
+                y: positions[i].y,
+                mac: n.mac.counters.clone(),
+                mac_packets: n.load.mac_packets,
+                mac_drops: n.mac.counters.drops_rts_retry + n.mac.counters.drops_data_retry,
+                backlog_frac: n.load.busy_until(end) as f64 / end.max(1) as f64,
+                queue_max: n.ifq.max_len(),
+                queue_avg: n.ifq.avg_len(end),
+                drops: DROP_CAUSES
+                    .iter()
+                    .map(|(c, name)| (*name, d[*c as usize]))
+                    .collect(),
+            }
+        })
+        .collect();
+
+    let mut drops = BTreeMap::new();
+    let mut totals = [0u64; N_DROP_CAUSES];
+    for d in &sim.drops.by_node {
+        for c in 0..N_DROP_CAUSES {
+            totals[c] += d[c];
+        }
+    }
+    for (c, name) in DROP_CAUSES {
+        drops.insert(name.to_string(), serde_json::json!(totals[c as usize]));
+    }
+    drops.insert(
+        "total".into(),
+        serde_json::json!(totals.iter().sum::<u64>()),
+    );
+    let by_kind: BTreeMap<&str, BTreeMap<&str, u64>> = PACKET_KINDS
+        .iter()
+        .map(|(k, kname)| {
+            (
+                *kname,
+                DROP_CAUSES
+                    .iter()
+                    .map(|(c, cname)| (*cname, sim.drops.by_kind[*k as usize][*c as usize]))
+                    .collect(),
+            )
+        })
+        .collect();
+    drops.insert("by_kind".into(), serde_json::to_value(by_kind).unwrap());
+
+    let warmup = sim.warmup;
+    let flows: Vec<FlowReport> = sim
+        .flows
+        .iter()
+        .map(|f| {
+            let from = f.plan.start.max(warmup);
+            let to = f.plan.stop.max(from);
+            let secs = to_secs(to - from);
+            FlowReport {
+                id: f.plan.id,
+                src: f.plan.src,
+                dst: f.plan.dst,
+                transport: match f.plan.transport {
+                    TransportKind::Udp => "udp",
+                    TransportKind::Tcp => "tcp",
+                },
+                app: match f.plan.app {
+                    AppKind::Cbr => "cbr",
+                    AppKind::Ftp => "ftp",
+                },
+                hops: (f.plan.path.len() - 1) as u32,
+                packets_sent: f.stats.packets_sent,
+                packets_delivered: f.stats.packets_delivered,
+                bytes_delivered: f.stats.bytes_delivered,
+                goodput_bps: if secs > 0.0 {
+                    f.stats.goodput_bytes as f64 * 8.0 / secs
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+
+    let xs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    let fairness_jain = (sq > 0.0).then(|| sum * sum / (xs.len() as f64 * sq));
+
+    let series = sim.series_interval.map(|iv| {
+        let buckets = end.div_ceil(iv) as usize;
+        let secs = to_secs(iv);
+        SeriesReport {
+            interval_s: secs,
+            flows: sim
+                .flows
+                .iter()
+                .map(|f| {
+                    let mut v: Vec<f64> = f
+                        .stats
+                        .series
+                        .iter()
+                        .map(|b| *b as f64 * 8.0 / secs)
+                        .collect();
+                    v.resize(buckets, 0.0);
+                    (f.plan.id.to_string(), v)
+                })
+                .collect(),
+        }
+    });
+
+    RunReport {
+        hoptcp_version: VERSION,
+        seed: sim.plan_seed,
+        duration_s: sim.duration_s,
+        events: sim.q.events_processed(),
+        wall_time_s,
+        flows,
+        nodes,
+        drops,
+        fairness_jain,
+        aggregate_goodput_bps: sum,
+        series,
+    }
+}

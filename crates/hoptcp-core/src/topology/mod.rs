@@ -1,0 +1,206 @@
+//! Topology generators: node positions for every `topology.kind`. Node ids
+//! are the indices of the returned vector. Values are validated beforehand
+//! (`scenario::validate`), so generators can assume sane inputs.
+
+use crate::engine::{RngStream, StreamPurpose};
+use crate::phy::Position;
+use crate::scenario::schema::{TopologyKind, TopologySpec};
+
+pub const DEFAULT_SPACING_M: f64 = 200.0;
+
+/// Positions of all nodes for a resolved topology spec.
+pub fn positions(spec: &TopologySpec, run_seed: u64) -> Vec<Position> {
+    let spacing = spec.spacing_m.unwrap_or(DEFAULT_SPACING_M);
+    match spec.kind {
+        TopologyKind::Chain => chain(spec.hops.unwrap_or(7), spacing, 0.0),
+        TopologyKind::Grid => grid(spec.rows.unwrap_or(1), spec.cols.unwrap_or(1), spacing),
+        TopologyKind::Cross => cross(spec.hops.unwrap_or(6), spacing),
+        TopologyKind::ParallelChains => {
+            let gap = spec.chain_gap_m.unwrap_or(spacing);
+            (0..spec.chains.unwrap_or(2))
+                .flat_map(|k| chain(spec.hops.unwrap_or(7), spacing, k as f64 * gap))
+                .collect()
+        }
+        TopologyKind::Star => star(
+            spec.leaves.unwrap_or(1),
+            spec.radius_m.unwrap_or(DEFAULT_SPACING_M),
+        ),
+        TopologyKind::Random => random(
+            spec.nodes.unwrap_or(1),
+            spec.width_m.unwrap_or(1000.0),
+            spec.height_m.unwrap_or(1000.0),
+            spec.topology_seed.unwrap_or(run_seed),
+        ),
+        TopologyKind::Explicit => spec
+            .positions
+            .as_deref()
+            .unwrap_or(&[])
+            .iter()
+            .map(|p| Position { x: p[0], y: p[1] })
+            .collect(),
+    }
+}
+
+/// `hops + 1` nodes on a horizontal line.
+pub fn chain(hops: u32, spacing: f64, y: f64) -> Vec<Position> {
+    (0..=hops)
+        .map(|i| Position {
+            x: i as f64 * spacing,
+            y,
+        })
+        .collect()
+}
+
+/// `rows × cols` nodes; node `r * cols + c` at column c, row r.
+pub fn grid(rows: u32, cols: u32, spacing: f64) -> Vec<Position> {
+    let mut v = Vec::with_capacity((rows * cols) as usize);
+    for r in 0..rows {
+        for c in 0..cols {
+            v.push(Position {
+                x: c as f64 * spacing,
+                y: r as f64 * spacing,
+            });
+        }
+    }
+    v
+}
+
+/// Two `hops`-hop chains crossing at their middle node (hops even):
+/// nodes 0..=hops form the horizontal chain; the vertical chain's nodes
+/// follow top to bottom, sharing the horizontal chain's middle node
+/// `hops/2`. For hops = 6 this is Fu et al.'s 13-node cross (flows 0→6
+/// and 7→12 through node 3).
+pub fn cross(hops: u32, spacing: f64) -> Vec<Position> {
+    let mid = hops / 2;
+    let mut v = chain(hops, spacing, 0.0);
+    let cx = mid as f64 * spacing;
+    for j in 0..=hops {
+        if j != mid {
+            v.push(Position {
+                x: cx,
+                y: (j as f64 - mid as f64) * spacing,
+            });
+        }
+    }
+    v
+}
+
+/// Hub (node 0) at the origin, leaves evenly on a circle.
+pub fn star(leaves: u32, radius: f64) -> Vec<Position> {
+    let mut v = vec![Position { x: 0.0, y: 0.0 }];
+    for i in 0..leaves {
+        let a = 2.0 * std::f64::consts::PI * i as f64 / leaves as f64;
+        v.push(Position {
+            x: radius * a.cos(),
+            y: radius * a.sin(),
+        });
+    }
+    v
+}
+
+/// `n` nodes uniform in a `w × h` rectangle (seeded).
+pub fn random(n: u32, w: f64, h: f64, seed: u64) -> Vec<Position> {
+    let mut rng = RngStream::new(seed, 0, StreamPurpose::Topology);
+    (0..n)
+        .map(|_| Position {
+            x: rng.uniform_in(0.0, w),
+            y: rng.uniform_in(0.0, h),
+        })
+        .collect()
+}
+
+/// Shortest-hop path from `src` to `dst` over `links` (breadth-first;
+/// neighbours visited in increasing id order, so ties break the same way
+/// every run). `None` when unreachable.
+pub fn shortest_path(
+    n: usize,
+    links: impl Fn(u32) -> Vec<u32>,
+    src: u32,
+    dst: u32,
+) -> Option<Vec<u32>> {
+    let mut parent = vec![u32::MAX; n];
+    let mut seen = vec![false; n];
+    let mut q = std::collections::VecDeque::new();
+    seen[src as usize] = true;
+    q.push_back(src);
+    while let Some(u) = q.pop_front() {
+        if u == dst {
+            let mut path = vec![dst];
+            let mut x = dst;
+            while x != src {
+                x = parent[x as usize];
+                path.push(x);
+            }
+            path.reverse();
+            return Some(path);
+        }
+        for v in links(u) {
+            if !seen[v as usize] {
+                seen[v as usize] = true;
+                parent[v as usize] = u;
+                q.push_back(v);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cross_shares_the_middle_node() {
+        let p = cross(6, 200.0);
+        assert_eq!(p.len(), 13);
+        // Vertical chain 7,8,9,[3],10,11,12 passes through node 3 at x=600.
+        assert_eq!(p[3], Position { x: 600.0, y: 0.0 });
+        assert_eq!(
+            p[9],
+            Position {
+                x: 600.0,
+                y: -200.0
+            }
+        );
+        assert_eq!(p[10], Position { x: 600.0, y: 200.0 });
+        assert_eq!(
+            p[7],
+            Position {
+                x: 600.0,
+                y: -600.0
+            }
+        );
+        assert_eq!(p[12], Position { x: 600.0, y: 600.0 });
+    }
+
+    #[test]
+    fn grid_numbering_is_row_major() {
+        let p = grid(3, 4, 100.0);
+        assert_eq!(p.len(), 12);
+        assert_eq!(p[5], Position { x: 100.0, y: 100.0 });
+    }
+
+    #[test]
+    fn random_is_seeded() {
+        assert_eq!(random(10, 100.0, 50.0, 3), random(10, 100.0, 50.0, 3));
+        assert_ne!(random(10, 100.0, 50.0, 3), random(10, 100.0, 50.0, 4));
+        assert!(random(100, 100.0, 50.0, 3)
+            .iter()
+            .all(|p| (0.0..100.0).contains(&p.x) && (0.0..50.0).contains(&p.y)));
+    }
+
+    #[test]
+    fn bfs_finds_shortest_with_stable_ties() {
+        // Square 0-1-3, 0-2-3: tie broken towards the lower id.
+        let adj = |u: u32| -> Vec<u32> {
+            match u {
+                0 => vec![1, 2],
+                1 => vec![0, 3],
+                2 => vec![0, 3],
+                _ => vec![1, 2],
+            }
+        };
+        assert_eq!(shortest_path(4, adj, 0, 3), Some(vec![0, 1, 3]));
+        assert_eq!(shortest_path(4, |_| vec![], 0, 3), None);
+    }
+}
