@@ -16,23 +16,52 @@ pub mod net;
 pub mod phy;
 pub mod scenario;
 pub mod sim;
+pub mod stats;
 pub mod topology;
 pub mod transport;
 
 pub use scenario::ScenarioError;
 pub use sim::{RunReport, Simulation};
 
-/// Parse, validate and run a scenario; `seed` overrides the file's seed.
-pub fn run_scenario(
-    text: &str,
-    overrides: &[(String, String)],
-    seed: Option<u64>,
-) -> Result<RunReport, ScenarioError> {
+/// Why a run could not complete.
+#[derive(Debug)]
+pub enum RunError {
+    /// The scenario is invalid (one clear message naming the key).
+    Scenario(ScenarioError),
+    /// The pcap trace could not be written.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Scenario(e) => e.fmt(f),
+            RunError::Io(e) => write!(f, "cannot write the trace: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Options of one run beyond the scenario itself.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Overrides the scenario's seed.
+    pub seed: Option<u64>,
+    /// Write every frame to this pcap file.
+    pub pcap: Option<std::path::PathBuf>,
+}
+
+/// Parse, validate and run a scenario with `(dotted.key, value)` overrides.
+pub fn run_scenario(text: &str, overrides: &[(String, String)], opts: &RunOptions) -> Result<RunReport, RunError> {
     let mut overrides = overrides.to_vec();
-    if let Some(s) = seed {
+    if let Some(s) = opts.seed {
         overrides.push(("seed".into(), s.to_string()));
     }
-    let plan = scenario::load(text, &overrides)?;
-    let seed = plan.scenario.seed;
-    Ok(Simulation::new(&plan, seed).run())
+    let plan = scenario::load(text, &overrides).map_err(RunError::Scenario)?;
+    let mut sim = Simulation::new(&plan, plan.scenario.seed);
+    if let Some(p) = &opts.pcap {
+        sim.trace_to(p).map_err(RunError::Io)?;
+    }
+    sim.run().map_err(RunError::Io)
 }

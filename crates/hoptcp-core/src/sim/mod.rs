@@ -18,7 +18,7 @@ use crate::phy::Channel;
 use crate::scenario::schema::{AppKind, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
-use node_ctx::{Drops, NodeCtx, NodeLoad};
+use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
 pub use report::RunReport;
 
 /// Events are small `Copy` records; node and flow ids index Vecs.
@@ -113,6 +113,7 @@ pub struct Simulation {
     next_uid: u64,
     plan_seed: u64,
     duration_s: f64,
+    trace: Option<Trace>,
 }
 
 impl Simulation {
@@ -175,6 +176,7 @@ impl Simulation {
             next_uid: 0,
             plan_seed: seed,
             duration_s: sc.duration_s,
+            trace: None,
         };
         for (i, f) in sim.flows.iter().enumerate() {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {
@@ -188,8 +190,20 @@ impl Simulation {
         sim
     }
 
-    /// Run to the end and report.
-    pub fn run(mut self) -> RunReport {
+    /// Write every frame put on the air to a pcap file.
+    pub fn trace_to(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.trace = Some(Trace {
+            pcap: crate::stats::pcap::PcapTrace::create(path)?,
+            data_rate_bps: self.p.timing.data_rate_bps,
+            basic_rate_bps: self.p.timing.basic_rate_bps,
+            standard: self.p.timing.standard,
+            error: None,
+        });
+        Ok(())
+    }
+
+    /// Run to the end and report; fails only if writing the trace failed.
+    pub fn run(mut self) -> std::io::Result<RunReport> {
         let started = std::time::Instant::now();
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
@@ -199,7 +213,13 @@ impl Simulation {
             self.dispatch(now, ev);
         }
         let wall = started.elapsed().as_secs_f64();
-        report::build(&mut self, wall)
+        if let Some(tr) = self.trace.take() {
+            if let Some(e) = tr.error {
+                return Err(e);
+            }
+            tr.pcap.finish()?;
+        }
+        Ok(report::build(&mut self, wall))
     }
 
     fn dispatch(&mut self, now: Time, ev: Ev) {
@@ -247,6 +267,7 @@ impl Simulation {
             packets: &mut self.packets,
             drops: &mut self.drops,
             ll_delay: self.ll_delay,
+            trace: self.trace.as_mut(),
         };
         f(&mut n.mac, &self.p, &mut ctx);
     }

@@ -7,6 +7,7 @@ use crate::engine::{EventQueue, Time};
 use crate::mac::{Frame, MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
 use crate::net::{DropCause, IfQueue, Packet, PacketKind, Slab, N_DROP_CAUSES};
 use crate::phy::Channel;
+use crate::stats::pcap::PcapTrace;
 
 /// How much work a node's MAC did: packets taken from the queue, and the
 /// time it held one (its backlog).
@@ -67,6 +68,16 @@ pub(crate) struct NodeCtx<'a> {
     pub packets: &'a mut Slab<Packet>,
     pub drops: &'a mut Drops,
     pub ll_delay: Time,
+    pub trace: Option<&'a mut Trace>,
+}
+
+/// An open pcap trace and the first error writing it (reported at the end).
+pub(crate) struct Trace {
+    pub pcap: PcapTrace,
+    pub data_rate_bps: f64,
+    pub basic_rate_bps: f64,
+    pub standard: crate::mac::Standard,
+    pub error: Option<std::io::Error>,
 }
 
 impl MacEnv for NodeCtx<'_> {
@@ -88,6 +99,14 @@ impl MacEnv for NodeCtx<'_> {
     }
 
     fn transmit(&mut self, frame: &Frame) {
+        if let Some(tr) = self.trace.as_deref_mut() {
+            let data = frame.kind == crate::mac::FrameKind::Data;
+            let rate = if data && frame.ra != crate::mac::BROADCAST { tr.data_rate_bps } else { tr.basic_rate_bps };
+            let packet = data.then(|| self.packets.get(frame.packet));
+            if let Err(e) = tr.pcap.record(self.now, frame, rate, tr.standard, packet) {
+                tr.error.get_or_insert(e);
+            }
+        }
         let hearers = &self.channel.sensed_by[self.node as usize];
         if hearers.is_empty() {
             return;

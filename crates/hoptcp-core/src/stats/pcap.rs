@@ -1,0 +1,159 @@
+//! pcap traces for Wireshark/tshark: every frame put on the air, as a
+//! monitor-mode capture (link type 127, radiotap + 802.11). DATA frames carry
+//! LLC/SNAP, a real IPv4 header and a UDP or TCP header with valid
+//! checksums; payload bytes are zeros and cut at the snap length, as a
+//! capture with a snaplen would be.
+//!
+//! Addresses: node i has MAC 02:00:00:00:hh:ll (i = hhll) and IPv4 10.0.x.y
+//! with x.y = i + 1 (so node 0 is 10.0.0.1). The radio is labelled as
+//! 2.4 GHz channel 1 (DSSS) or 5 GHz channel 36 (OFDM); ns-2's 914 MHz
+//! WaveLAN has no 802.11 channel number.
+
+use crate::engine::Time;
+use crate::mac::{Frame, FrameKind, Standard, BROADCAST};
+use crate::net::{Body, Ecn, Packet};
+use etherparse::{IpEcn, IpNumber, Ipv4Header, UdpHeader};
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::{DataLink, Endianness, TsResolution};
+use std::fs::File;
+use std::io::BufWriter;
+use std::time::Duration;
+
+/// Bytes kept of each frame (radiotap + 802.11 + LLC + IP + TCP headers and
+/// some payload).
+pub const SNAPLEN: u32 = 160;
+
+pub struct PcapTrace {
+    writer: PcapWriter<BufWriter<File>>,
+    buf: Vec<u8>,
+    zeros: Vec<u8>,
+    frames: u64,
+}
+
+pub fn mac_addr(node: u32) -> [u8; 6] {
+    if node == BROADCAST {
+        return [0xff; 6];
+    }
+    let b = node.to_be_bytes();
+    [0x02, 0x00, b[0], b[1], b[2], b[3]]
+}
+
+pub fn ip_addr(node: u32) -> [u8; 4] {
+    let v = node.wrapping_add(1) | 0x0a00_0000;
+    v.to_be_bytes()
+}
+
+impl PcapTrace {
+    pub fn create(path: &std::path::Path) -> std::io::Result<Self> {
+        let file = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        let header = PcapHeader {
+            version_major: 2,
+            version_minor: 4,
+            ts_correction: 0,
+            ts_accuracy: 0,
+            snaplen: SNAPLEN,
+            datalink: DataLink::IEEE802_11_RADIOTAP,
+            ts_resolution: TsResolution::NanoSecond,
+            endianness: Endianness::Little,
+        };
+        let writer = PcapWriter::with_header(file, header).map_err(std::io::Error::other)?;
+        Ok(PcapTrace { writer, buf: Vec::with_capacity(2048), zeros: Vec::new(), frames: 0 })
+    }
+
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Record `frame` sent at `t` at `rate_bps`; `packet` is the carried
+    /// packet for DATA frames.
+    pub fn record(&mut self, t: Time, frame: &Frame, rate_bps: f64, standard: Standard, packet: Option<&Packet>) -> std::io::Result<()> {
+        let b = &mut self.buf;
+        b.clear();
+        // Radiotap: version, pad, length 14, present = Flags | Rate | Channel.
+        b.extend_from_slice(&[0, 0, 14, 0]);
+        b.extend_from_slice(&0x0000_000eu32.to_le_bytes());
+        b.push(0); // flags: no FCS included
+        b.push((rate_bps / 500_000.0).round() as u8);
+        let (freq, chan_flags): (u16, u16) = match standard {
+            Standard::Dsss => (2412, 0x0080 | 0x0020),
+            Standard::Ofdm => (5180, 0x0100 | 0x0040),
+        };
+        b.extend_from_slice(&freq.to_le_bytes());
+        b.extend_from_slice(&chan_flags.to_le_bytes());
+        let dur = (frame.nav / 1000).min(u16::MAX as u64) as u16;
+        let retry = if frame.retry { 0x08 } else { 0x00 };
+        match frame.kind {
+            FrameKind::Rts => {
+                b.extend_from_slice(&[0xb4, retry]);
+                b.extend_from_slice(&dur.to_le_bytes());
+                b.extend_from_slice(&mac_addr(frame.ra));
+                b.extend_from_slice(&mac_addr(frame.ta));
+            }
+            FrameKind::Cts | FrameKind::Ack => {
+                b.extend_from_slice(&[if frame.kind == FrameKind::Cts { 0xc4 } else { 0xd4 }, 0]);
+                b.extend_from_slice(&dur.to_le_bytes());
+                b.extend_from_slice(&mac_addr(frame.ra));
+            }
+            FrameKind::Data => {
+                b.extend_from_slice(&[0x08, retry]);
+                b.extend_from_slice(&dur.to_le_bytes());
+                b.extend_from_slice(&mac_addr(frame.ra));
+                b.extend_from_slice(&mac_addr(frame.ta));
+                b.extend_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]); // BSSID of the ad hoc network
+                b.extend_from_slice(&((frame.seq & 0x0fff) << 4).to_le_bytes());
+                b.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]); // LLC/SNAP, IPv4
+                if let Some(p) = packet {
+                    write_ip(b, p, &mut self.zeros)?;
+                }
+            }
+        }
+        // Full length: radiotap + MPDU without FCS (+ the zero payload).
+        let orig_len = match (frame.kind, packet) {
+            (FrameKind::Data, Some(p)) => 14 + 24 + 8 + p.ip_bytes as usize,
+            _ => b.len(),
+        };
+        let incl = b.len().min(SNAPLEN as usize);
+        let pkt = PcapPacket::new(Duration::from_nanos(t), orig_len.max(incl) as u32, &b[..incl]);
+        self.writer.write_packet(&pkt).map_err(std::io::Error::other)?;
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Flush buffered records to the file.
+    pub fn finish(self) -> std::io::Result<()> {
+        use std::io::Write;
+        self.writer.into_writer().flush()
+    }
+}
+
+/// IPv4 header and transport header with correct checksums; the payload is
+/// zeros (only its length matters to the simulation).
+fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>) -> std::io::Result<()> {
+    let payload_len = p.payload_bytes() as usize;
+    if zeros.len() < payload_len {
+        zeros.resize(payload_len, 0);
+    }
+    let payload = &zeros[..payload_len];
+    let transport_len = p.ip_bytes.saturating_sub(20) as u16;
+    let (proto, port) = match p.body {
+        Body::Udp { .. } => (IpNumber::UDP, 49_152 + (p.flow % 16_000) as u16),
+    };
+    let mut ip = Ipv4Header::new(transport_len, p.ttl, proto, ip_addr(p.src), ip_addr(p.dst)).map_err(std::io::Error::other)?;
+    ip.ecn = match p.ecn {
+        Ecn::NotEct => IpEcn::NotEct,
+        Ecn::Ect => IpEcn::Ect0,
+        Ecn::Ce => IpEcn::CongestionExperienced,
+    };
+    ip.identification = (p.uid & 0xffff) as u16;
+    ip.header_checksum = ip.calc_header_checksum();
+    ip.write(b)?;
+    match p.body {
+        Body::Udp { .. } => {
+            let udp = UdpHeader::with_ipv4_checksum(port, port, &ip, payload).map_err(std::io::Error::other)?;
+            udp.write(b)?;
+        }
+    }
+    let room = (SNAPLEN as usize).saturating_sub(b.len());
+    b.extend_from_slice(&payload[..payload_len.min(room)]);
+    Ok(())
+}
