@@ -11,4 +11,5 @@
 
 pub mod engine;
 pub mod mac;
+pub mod models;
 pub mod phy;
