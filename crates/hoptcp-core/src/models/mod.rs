@@ -11,10 +11,14 @@
 //!
 //! Derivations and the numbers the tests check: `docs/models.md`.
 
+pub mod bianchi;
 pub mod common;
 pub mod single_hop;
 pub mod wstar;
 
+pub use bianchi::{
+    attempt_probability, saturation_throughput, BianchiParams, BianchiResult, CollisionRecovery,
+};
 pub use common::{Access, BackoffDraw, FrameTimes, TCP_IP_OVERHEAD_BYTES, UDP_IP_OVERHEAD_BYTES};
 pub use single_hop::{single_hop, SingleHop, SingleHopParams};
 pub use wstar::{optimal_window, Topology, WStar};
@@ -74,6 +78,11 @@ mod tests {
 
     #[test]
     fn results_serialize() {
+        let r = saturation_throughput(&BianchiParams::ns2(10, 1000)).unwrap();
+        let v: serde_json::Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["draw"], "ns2");
+        assert_eq!(v["collision"], "eifs");
+        assert_eq!(v["retry_limit"], 7);
         let s = single_hop(&SingleHopParams::ns2(1460, UDP_IP_OVERHEAD_BYTES, 200.0));
         assert!(
             serde_json::to_value(&s).unwrap()["goodput_bps"]
