@@ -13,6 +13,7 @@
 
 pub mod bianchi;
 pub mod common;
+pub mod linkdrop;
 pub mod single_hop;
 pub mod wstar;
 
@@ -20,6 +21,10 @@ pub use bianchi::{
     attempt_probability, saturation_throughput, BianchiParams, BianchiResult, CollisionRecovery,
 };
 pub use common::{Access, BackoffDraw, FrameTimes, TCP_IP_OVERHEAD_BYTES, UDP_IP_OVERHEAD_BYTES};
+pub use linkdrop::{
+    drop_state_probability, link_drop_at, link_drop_curve, predict_from_backlog,
+    state_probabilities, BacklogPrediction, LinkDropParams, LinkDropPoint, LoadModel,
+};
 pub use single_hop::{single_hop, SingleHop, SingleHopParams};
 pub use wstar::{optimal_window, Topology, WStar};
 
@@ -89,6 +94,11 @@ mod tests {
                 .as_f64()
                 .unwrap()
                 > 1.5e6
+        );
+        let l = link_drop_curve(&LinkDropParams::new(2.0, 3.0), 5).unwrap();
+        assert_eq!(
+            serde_json::to_value(&l).unwrap().as_array().unwrap().len(),
+            5
         );
     }
 }
