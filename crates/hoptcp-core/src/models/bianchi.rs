@@ -449,11 +449,14 @@ mod tests {
 
     #[test]
     fn rts_cts_goodput_is_nearly_flat_in_n() {
-        for mk in [BianchiParams::classic, BianchiParams::ns2] {
+        // Spread over n = 2..50: 1.85 % classic, 4.60 % ns-2 (EIFS collisions).
+        let cases: [(fn(u32, u32) -> BianchiParams, f64); 2] =
+            [(BianchiParams::classic, 0.025), (BianchiParams::ns2, 0.05)];
+        for (mk, bound) in cases {
             let g: Vec<f64> = (2..=50).map(|n| solve(mk(n, 1000)).goodput_bps).collect();
             let max = g.iter().cloned().fold(f64::MIN, f64::max);
             let min = g.iter().cloned().fold(f64::MAX, f64::min);
-            assert!((max - min) / max < 0.06, "spread {}", (max - min) / max);
+            assert!((max - min) / max < bound, "spread {}", (max - min) / max);
         }
     }
 

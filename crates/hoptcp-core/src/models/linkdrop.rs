@@ -298,8 +298,13 @@ mod tests {
             assert_eq!(at(m).p_r, at(12).p_r);
             assert!((at(m).per_flow_loss - at(12).p_r * 12.0 / m as f64).abs() < 1e-15);
         }
-        // Saturation value: H = 2/3, p_r = 0.02030.
+        // Saturation value: H = 2/3, p_r = 0.02030, L(C*) = 0.21817; at m = 10
+        // H = 0.6, p_r = 0.01139, L = 0.10822; at m = 24, L = 0.11523.
         assert!((at(12).p_r - 0.020_30).abs() < 1e-5);
+        assert!((at(12).aggregate_loss - 0.218_17).abs() < 1e-5);
+        assert!((at(10).p_r - 0.011_39).abs() < 1e-5);
+        assert!((at(10).aggregate_loss - 0.108_22).abs() < 1e-5);
+        assert!((at(24).aggregate_loss - 0.115_23).abs() < 1e-5);
     }
 
     /// The formulas as printed: exact zero below B*, c(m) = m up to C*, the
