@@ -12,6 +12,7 @@
 pub mod app;
 pub mod engine;
 pub mod mac;
+pub mod models;
 pub mod net;
 pub mod phy;
 pub mod scenario;
