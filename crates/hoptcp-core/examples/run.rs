@@ -17,7 +17,10 @@ fn main() {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
         })
         .collect();
-    let opts = hoptcp_core::RunOptions { seed: None, pcap: std::env::var_os("PCAP").map(Into::into) };
+    let opts = hoptcp_core::RunOptions {
+        seed: None,
+        pcap: std::env::var_os("PCAP").map(Into::into),
+    };
     match hoptcp_core::run_scenario(&text, &overrides, &opts) {
         Ok(r) => println!("{}", serde_json::to_string_pretty(&r).unwrap()),
         Err(e) => {

@@ -13,6 +13,7 @@
 
 pub mod bianchi;
 pub mod common;
+pub mod evaluate;
 pub mod linkdrop;
 pub mod single_hop;
 pub mod wstar;
@@ -21,6 +22,7 @@ pub use bianchi::{
     attempt_probability, saturation_throughput, BianchiParams, BianchiResult, CollisionRecovery,
 };
 pub use common::{Access, BackoffDraw, FrameTimes, TCP_IP_OVERHEAD_BYTES, UDP_IP_OVERHEAD_BYTES};
+pub use evaluate::evaluate;
 pub use linkdrop::{
     drop_state_probability, link_drop_at, link_drop_curve, predict_from_backlog,
     state_probabilities, BacklogPrediction, LinkDropParams, LinkDropPoint, LoadModel,

@@ -101,7 +101,11 @@ impl MacEnv for NodeCtx<'_> {
     fn transmit(&mut self, frame: &Frame) {
         if let Some(tr) = self.trace.as_deref_mut() {
             let data = frame.kind == crate::mac::FrameKind::Data;
-            let rate = if data && frame.ra != crate::mac::BROADCAST { tr.data_rate_bps } else { tr.basic_rate_bps };
+            let rate = if data && frame.ra != crate::mac::BROADCAST {
+                tr.data_rate_bps
+            } else {
+                tr.basic_rate_bps
+            };
             let packet = data.then(|| self.packets.get(frame.packet));
             if let Err(e) = tr.pcap.record(self.now, frame, rate, tr.standard, packet) {
                 tr.error.get_or_insert(e);

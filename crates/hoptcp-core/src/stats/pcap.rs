@@ -57,7 +57,12 @@ impl PcapTrace {
             endianness: Endianness::Little,
         };
         let writer = PcapWriter::with_header(file, header).map_err(std::io::Error::other)?;
-        Ok(PcapTrace { writer, buf: Vec::with_capacity(2048), zeros: Vec::new(), frames: 0 })
+        Ok(PcapTrace {
+            writer,
+            buf: Vec::with_capacity(2048),
+            zeros: Vec::new(),
+            frames: 0,
+        })
     }
 
     pub fn frames(&self) -> u64 {
@@ -66,7 +71,14 @@ impl PcapTrace {
 
     /// Record `frame` sent at `t` at `rate_bps`; `packet` is the carried
     /// packet for DATA frames.
-    pub fn record(&mut self, t: Time, frame: &Frame, rate_bps: f64, standard: Standard, packet: Option<&Packet>) -> std::io::Result<()> {
+    pub fn record(
+        &mut self,
+        t: Time,
+        frame: &Frame,
+        rate_bps: f64,
+        standard: Standard,
+        packet: Option<&Packet>,
+    ) -> std::io::Result<()> {
         let b = &mut self.buf;
         b.clear();
         // Radiotap: version, pad, length 14, present = Flags | Rate | Channel.
@@ -90,7 +102,14 @@ impl PcapTrace {
                 b.extend_from_slice(&mac_addr(frame.ta));
             }
             FrameKind::Cts | FrameKind::Ack => {
-                b.extend_from_slice(&[if frame.kind == FrameKind::Cts { 0xc4 } else { 0xd4 }, 0]);
+                b.extend_from_slice(&[
+                    if frame.kind == FrameKind::Cts {
+                        0xc4
+                    } else {
+                        0xd4
+                    },
+                    0,
+                ]);
                 b.extend_from_slice(&dur.to_le_bytes());
                 b.extend_from_slice(&mac_addr(frame.ra));
             }
@@ -113,8 +132,14 @@ impl PcapTrace {
             _ => b.len(),
         };
         let incl = b.len().min(SNAPLEN as usize);
-        let pkt = PcapPacket::new(Duration::from_nanos(t), orig_len.max(incl) as u32, &b[..incl]);
-        self.writer.write_packet(&pkt).map_err(std::io::Error::other)?;
+        let pkt = PcapPacket::new(
+            Duration::from_nanos(t),
+            orig_len.max(incl) as u32,
+            &b[..incl],
+        );
+        self.writer
+            .write_packet(&pkt)
+            .map_err(std::io::Error::other)?;
         self.frames += 1;
         Ok(())
     }
@@ -138,7 +163,8 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>) -> std::io::Result
     let (proto, port) = match p.body {
         Body::Udp { .. } => (IpNumber::UDP, 49_152 + (p.flow % 16_000) as u16),
     };
-    let mut ip = Ipv4Header::new(transport_len, p.ttl, proto, ip_addr(p.src), ip_addr(p.dst)).map_err(std::io::Error::other)?;
+    let mut ip = Ipv4Header::new(transport_len, p.ttl, proto, ip_addr(p.src), ip_addr(p.dst))
+        .map_err(std::io::Error::other)?;
     ip.ecn = match p.ecn {
         Ecn::NotEct => IpEcn::NotEct,
         Ecn::Ect => IpEcn::Ect0,
@@ -149,7 +175,8 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>) -> std::io::Result
     ip.write(b)?;
     match p.body {
         Body::Udp { .. } => {
-            let udp = UdpHeader::with_ipv4_checksum(port, port, &ip, payload).map_err(std::io::Error::other)?;
+            let udp = UdpHeader::with_ipv4_checksum(port, port, &ip, payload)
+                .map_err(std::io::Error::other)?;
             udp.write(b)?;
         }
     }

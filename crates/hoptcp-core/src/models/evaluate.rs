@@ -1,0 +1,226 @@
+//! One entry point for every model with JSON parameters, used by the Python
+//! API and `hoptcp model`. Parameters have the papers' defaults; unknown keys
+//! are errors.
+
+use super::common::{Access, BackoffDraw, TCP_IP_OVERHEAD_BYTES, UDP_IP_OVERHEAD_BYTES};
+use super::linkdrop::LoadModel;
+use super::*;
+use crate::mac::{FrameFormat, Standard, Timing};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+fn bad(e: impl std::fmt::Display) -> ModelError {
+    ModelError::InvalidParameter(e.to_string())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Transport {
+    Udp,
+    Tcp,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WStarArgs {
+    #[serde(default = "chain")]
+    topology: Topology,
+    hops: u32,
+}
+fn chain() -> Topology {
+    Topology::Chain
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct PhyArgs {
+    standard: Standard,
+    data_rate_mbps: f64,
+    basic_rate_mbps: f64,
+    frame_format: FrameFormat,
+    access: Access,
+    transport: Transport,
+    payload_bytes: u32,
+    distance_m: f64,
+}
+
+impl Default for PhyArgs {
+    fn default() -> Self {
+        PhyArgs {
+            standard: Standard::Dsss,
+            data_rate_mbps: 2.0,
+            basic_rate_mbps: 1.0,
+            frame_format: FrameFormat::Ns2,
+            access: Access::RtsCts,
+            transport: Transport::Udp,
+            payload_bytes: 1460,
+            distance_m: 200.0,
+        }
+    }
+}
+
+impl PhyArgs {
+    fn timing(&self) -> Result<Timing, ModelError> {
+        for r in [self.data_rate_mbps, self.basic_rate_mbps] {
+            if !self.standard.rates_mbps().contains(&r) {
+                return Err(bad(format!(
+                    "rate {r} Mb/s is not one of {:?} for {}",
+                    self.standard.rates_mbps(),
+                    self.standard.name()
+                )));
+            }
+        }
+        Ok(Timing::new(
+            self.standard,
+            self.data_rate_mbps,
+            self.basic_rate_mbps,
+        ))
+    }
+    fn overhead(&self) -> u32 {
+        match self.transport {
+            Transport::Udp => UDP_IP_OVERHEAD_BYTES,
+            Transport::Tcp => TCP_IP_OVERHEAD_BYTES,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BianchiArgs {
+    stations: u32,
+    /// "ns2" (ns-2's DCF mapped on) or "classic" (Bianchi 2000).
+    #[serde(default = "ns2_variant")]
+    variant: String,
+    #[serde(flatten)]
+    phy: PhyArgs,
+}
+fn ns2_variant() -> String {
+    "ns2".into()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinkDropArgs {
+    b_star: f64,
+    c_star: f64,
+    #[serde(default = "seven")]
+    retry_limit: u32,
+    #[serde(default = "printed")]
+    load: LoadModel,
+    /// Evaluate at this many backlogged nodes...
+    m: Option<f64>,
+    /// ... or over m = 1..=m_max ...
+    m_max: Option<u32>,
+    /// ... or from measured per-node backlog probabilities.
+    backlog: Option<Vec<f64>>,
+}
+fn seven() -> u32 {
+    7
+}
+fn printed() -> LoadModel {
+    LoadModel::Printed
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(params: &Value) -> Result<T, ModelError> {
+    serde_json::from_value(params.clone()).map_err(bad)
+}
+
+/// Evaluate model `name` ("wstar", "single_hop", "bianchi", "linkdrop").
+pub fn evaluate(name: &str, params: &Value) -> Result<Value, ModelError> {
+    match name {
+        "wstar" => {
+            let a: WStarArgs = parse(params)?;
+            if a.hops == 0 {
+                return Err(bad("hops must be at least 1"));
+            }
+            let best = optimal_window(a.topology, a.hops);
+            Ok(
+                json!({"topology": a.topology, "hops": a.hops, "wstar": best, "formulas": wstar::all_formulas(a.topology, a.hops)}),
+            )
+        }
+        "single_hop" => {
+            let a: PhyArgs = parse(params)?;
+            let p = SingleHopParams {
+                timing: a.timing()?,
+                format: a.frame_format,
+                access: a.access,
+                draw: BackoffDraw::Ns2,
+                payload_bytes: a.payload_bytes,
+                ip_overhead_bytes: a.overhead(),
+                distance_m: a.distance_m,
+            };
+            Ok(to_json(&single_hop(&p)))
+        }
+        "bianchi" => {
+            let a: BianchiArgs = parse(params)?;
+            if a.stations == 0 {
+                return Err(bad("stations must be at least 1"));
+            }
+            let mut p = match a.variant.as_str() {
+                "ns2" => BianchiParams::ns2(a.stations, a.phy.payload_bytes),
+                "classic" => BianchiParams::classic(a.stations, a.phy.payload_bytes),
+                other => {
+                    return Err(bad(format!(
+                        "variant \"{other}\": allowed values are \"ns2\", \"classic\""
+                    )))
+                }
+            };
+            p.timing = a.phy.timing()?;
+            p.format = a.phy.frame_format;
+            p.access = a.phy.access;
+            p.ip_overhead_bytes = a.phy.overhead();
+            p.prop_delay_s = common::propagation_delay_s(a.phy.distance_m);
+            Ok(to_json(&saturation_throughput(&p)?))
+        }
+        "linkdrop" => {
+            let a: LinkDropArgs = parse(params)?;
+            let lp = LinkDropParams {
+                b_star: a.b_star,
+                c_star: a.c_star,
+                retry_limit: a.retry_limit,
+                load: a.load,
+            };
+            lp.validate()?;
+            if let Some(b) = &a.backlog {
+                return Ok(to_json(&predict_from_backlog(b, &lp)?));
+            }
+            if let Some(m) = a.m {
+                return Ok(to_json(&link_drop_at(m, &lp)?));
+            }
+            let m_max = a.m_max.unwrap_or((a.c_star * 2.0).ceil() as u32).max(1);
+            Ok(json!({"params": lp, "curve": link_drop_curve(&lp, m_max)?}))
+        }
+        other => Err(bad(format!(
+            "unknown model \"{other}\"; models: wstar, single_hop, bianchi, linkdrop"
+        ))),
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("model results serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_hop_default_is_the_papers_case() {
+        let v = evaluate("single_hop", &json!({})).unwrap();
+        let g = v["goodput_bps"].as_f64().unwrap();
+        assert!((g - 1_532_272.0).abs() < 1.0, "{g}");
+    }
+
+    #[test]
+    fn wstar_chain_7() {
+        let v = evaluate("wstar", &json!({"topology": "chain", "hops": 7})).unwrap();
+        assert_eq!(v["wstar"]["rounded"], 2);
+    }
+
+    #[test]
+    fn unknown_keys_and_models_are_errors() {
+        assert!(evaluate("wstar", &json!({"hops": 7, "hopz": 1})).is_err());
+        assert!(evaluate("nope", &json!({})).is_err());
+        assert!(evaluate("bianchi", &json!({"stations": 5, "data_rate_mbps": 3})).is_err());
+    }
+}
