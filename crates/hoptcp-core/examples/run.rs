@@ -10,17 +10,9 @@ fn main() {
         eprintln!("{path}: {e}");
         std::process::exit(2)
     });
-    let overrides: Vec<(String, String)> = args[1..]
-        .iter()
-        .filter_map(|a| {
-            a.split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-        })
-        .collect();
-    let opts = hoptcp_core::RunOptions {
-        seed: None,
-        pcap: std::env::var_os("PCAP").map(Into::into),
-    };
+    let overrides: Vec<(String, String)> =
+        args[1..].iter().filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))).collect();
+    let opts = hoptcp_core::RunOptions { seed: None, pcap: std::env::var_os("PCAP").map(Into::into) };
     match hoptcp_core::run_scenario(&text, &overrides, &opts) {
         Ok(r) => println!("{}", serde_json::to_string_pretty(&r).unwrap()),
         Err(e) => {

@@ -54,11 +54,7 @@ pub struct RunOptions {
 }
 
 /// Parse, validate and run a scenario with `(dotted.key, value)` overrides.
-pub fn run_scenario(
-    text: &str,
-    overrides: &[(String, String)],
-    opts: &RunOptions,
-) -> Result<RunReport, RunError> {
+pub fn run_scenario(text: &str, overrides: &[(String, String)], opts: &RunOptions) -> Result<RunReport, RunError> {
     let mut overrides = overrides.to_vec();
     if let Some(s) = opts.seed {
         overrides.push(("seed".into(), s.to_string()));

@@ -30,15 +30,10 @@ fn version() -> &'static str {
 /// Canonical JSON of the fully resolved scenario (defaults filled,
 /// overrides applied); raises ScenarioError.
 #[pyfunction]
-fn resolve(
-    py: Python<'_>,
-    scenario_toml: &str,
-    overrides: Vec<(String, String)>,
-) -> PyResult<String> {
+fn resolve(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
     let text = scenario_toml.to_owned();
     py.detach(move || {
-        hoptcp_core::scenario::load(&text, &overrides)
-            .map(|p| hoptcp_core::scenario::canonical_json(&p.scenario))
+        hoptcp_core::scenario::load(&text, &overrides).map(|p| hoptcp_core::scenario::canonical_json(&p.scenario))
     })
     .map_err(scenario_err)
 }
@@ -54,17 +49,12 @@ fn run(
     pcap: Option<String>,
 ) -> PyResult<String> {
     let text = scenario_toml.to_owned();
-    let opts = hoptcp_core::RunOptions {
-        seed,
-        pcap: pcap.map(Into::into),
-    };
+    let opts = hoptcp_core::RunOptions { seed, pcap: pcap.map(Into::into) };
     let result = py.detach(move || hoptcp_core::run_scenario(&text, &overrides, &opts));
     match result {
         Ok(r) => Ok(serde_json::to_string(&r).expect("report serializes")),
         Err(hoptcp_core::RunError::Scenario(e)) => Err(scenario_err(e)),
-        Err(hoptcp_core::RunError::Io(e)) => {
-            Err(PyOSError::new_err(format!("cannot write the trace: {e}")))
-        }
+        Err(hoptcp_core::RunError::Io(e)) => Err(PyOSError::new_err(format!("cannot write the trace: {e}"))),
     }
 }
 

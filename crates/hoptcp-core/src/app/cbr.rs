@@ -17,24 +17,9 @@ pub struct Cbr {
 }
 
 impl Cbr {
-    pub fn new(
-        rate_bps: f64,
-        payload: u32,
-        start: Time,
-        stop: Time,
-        jitter: f64,
-        rng: RngStream,
-    ) -> Self {
+    pub fn new(rate_bps: f64, payload: u32, start: Time, stop: Time, jitter: f64, rng: RngStream) -> Self {
         let interval = ((payload as f64 * 8.0 / rate_bps) * 1e9).round().max(1.0) as Time;
-        Cbr {
-            interval,
-            payload,
-            next: start,
-            stop,
-            seq: 0,
-            jitter,
-            rng,
-        }
+        Cbr { interval, payload, next: start, stop, seq: 0, jitter, rng }
     }
 
     /// When the next packet is due, if any.
@@ -47,9 +32,7 @@ impl Cbr {
         let s = self.seq;
         self.seq += 1;
         self.next += if self.jitter > 0.0 {
-            (self.interval as f64 * self.rng.uniform_in(1.0 - self.jitter, 1.0 + self.jitter))
-                .round()
-                .max(1.0) as Time
+            (self.interval as f64 * self.rng.uniform_in(1.0 - self.jitter, 1.0 + self.jitter)).round().max(1.0) as Time
         } else {
             self.interval
         };
@@ -75,10 +58,7 @@ mod tests {
             times.push(t);
             c.emit();
         }
-        assert_eq!(
-            times,
-            vec![1_000_000_000, 1_100_000_000, 1_200_000_000, 1_300_000_000]
-        );
+        assert_eq!(times, vec![1_000_000_000, 1_100_000_000, 1_200_000_000, 1_300_000_000]);
     }
 
     #[test]

@@ -28,10 +28,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .cmp(&self.time)
-            .then_with(|| other.seq.cmp(&self.seq))
+        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
     }
 }
 
@@ -50,12 +47,7 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
-            next_seq: 0,
-            now: 0,
-            popped: 0,
-        }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, now: 0, popped: 0 }
     }
 
     /// Current simulated time (the time of the event being processed).
@@ -70,11 +62,7 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry {
-            time: at.max(self.now),
-            seq,
-            event,
-        });
+        self.heap.push(Entry { time: at.max(self.now), seq, event });
     }
 
     /// Schedule `event` `delay` nanoseconds from now.

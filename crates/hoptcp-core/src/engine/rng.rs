@@ -43,9 +43,7 @@ impl RngStream {
         let c = mix64(b ^ (purpose as u64).wrapping_mul(0xA076_1D64_78BD_642F));
         let d = mix64(c ^ 0x5851_F42D_4C95_7F2D);
         let state = ((c as u128) << 64) | d as u128;
-        RngStream {
-            rng: Pcg64Mcg::from_seed(state.to_le_bytes()),
-        }
+        RngStream { rng: Pcg64Mcg::from_seed(state.to_le_bytes()) }
     }
 
     /// Uniform integer in `0..n` (n > 0).

@@ -45,11 +45,7 @@ impl Backoff {
     pub fn pause(&mut self, now: Time, slot: Time) {
         debug_assert!(self.busy && !self.paused);
         let counting_since = self.stime + self.difs_wait;
-        let slots = if now > counting_since {
-            (now - counting_since) / slot
-        } else {
-            0
-        };
+        let slots = if now > counting_since { (now - counting_since) / slot } else { 0 };
         self.rtime = self.rtime.saturating_sub(slots * slot);
         self.paused = true;
         self.difs_wait = 0;

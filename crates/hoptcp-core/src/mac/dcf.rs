@@ -227,10 +227,7 @@ impl Dcf {
             callback_pending: false,
             cur_retries: 0,
             backoff: Backoff::default(),
-            timers: [TimerSlot {
-                gen: 0,
-                armed: false,
-            }; N_TIMERS],
+            timers: [TimerSlot { gen: 0, armed: false }; N_TIMERS],
             rng,
             dup_cache: Vec::new(),
             policy: LinkPolicy::default(),
@@ -321,8 +318,9 @@ impl Dcf {
         let now = env.now();
         let rtime = self.rng.below(self.cw) as Time * p.timing.slot + extra;
         let idle = self.is_idle(now);
-        if let Some(at) = self.backoff.start(now, rtime, idle, difs) {
-            self.start_timer(MacTimer::Backoff, at, env);
+        match self.backoff.start(now, rtime, idle, difs) {
+            Some(at) => self.start_timer(MacTimer::Backoff, at, env),
+            None => self.arm_nav_if_waiting(env),
         }
     }
 
@@ -338,6 +336,7 @@ impl Dcf {
             self.backoff.pause(now, p.timing.slot);
             self.stop_timer(MacTimer::Backoff);
         }
+        self.arm_nav_if_waiting(env);
     }
 
     fn set_tx_state(&mut self, s: TxState, p: &MacParams, env: &mut impl MacEnv) {
@@ -349,12 +348,33 @@ impl Dcf {
     fn set_nav(&mut self, until: Time, env: &mut impl MacEnv) {
         if until > self.nav {
             self.nav = until;
-            self.start_timer(MacTimer::Nav, until, env);
+            self.arm_nav_if_waiting(env);
+        }
+    }
+
+    /// ns-2 runs a NAV timer whose expiry resumes a frozen backoff. It can
+    /// only matter while a backoff is frozen with nothing but the NAV keeping
+    /// the medium busy, so the timer is armed only then (and at most once:
+    /// an early expiry re-arms itself for the extended NAV). Every other NAV
+    /// expiry in ns-2 is a no-op, so behaviour is unchanged while idle
+    /// nodes schedule no events.
+    fn arm_nav_if_waiting(&mut self, env: &mut impl MacEnv) {
+        if self.backoff.is_paused()
+            && self.nav > env.now()
+            && self.radio.state == RxState::Idle
+            && self.tx_state == TxState::Idle
+            && !self.timer_armed(MacTimer::Nav)
+        {
+            self.start_timer(MacTimer::Nav, self.nav, env);
         }
     }
 
     fn nav_handler(&mut self, p: &MacParams, env: &mut impl MacEnv) {
         let now = env.now();
+        if self.nav > now {
+            self.start_timer(MacTimer::Nav, self.nav, env);
+            return;
+        }
         if self.is_idle(now) && self.backoff.is_paused() {
             let at = self.backoff.resume(now, p.timing.difs);
             self.start_timer(MacTimer::Backoff, at, env);
@@ -385,22 +405,14 @@ impl Dcf {
     fn build_data(&mut self, out: Outgoing, p: &MacParams) {
         let bytes = p.data_bytes(out.ip_bytes);
         let broadcast = out.next_hop == BROADCAST;
-        let airtime = if broadcast {
-            p.timing.basic_airtime(bytes)
-        } else {
-            p.timing.data_airtime(bytes)
-        };
+        let airtime = if broadcast { p.timing.basic_airtime(bytes) } else { p.timing.data_airtime(bytes) };
         let seq = self.next_seq;
         self.next_seq = (self.next_seq + 1) & 0x0fff;
         let frame = Frame {
             kind: FrameKind::Data,
             ta: self.id,
             ra: out.next_hop,
-            nav: if broadcast {
-                0
-            } else {
-                ceil_us(p.timing.sifs + p.ack_time)
-            },
+            nav: if broadcast { 0 } else { ceil_us(p.timing.sifs + p.ack_time) },
             seq,
             retry: false,
             bytes,
@@ -510,8 +522,7 @@ impl Dcf {
         }
         self.set_tx_state(TxState::Rts, p, env);
         self.counters.rts_sent += 1;
-        let timeout =
-            p.rts_time + p.timing.max_prop + p.timing.sifs + p.cts_time + p.timing.max_prop;
+        let timeout = p.rts_time + p.timing.max_prop + p.timing.sifs + p.cts_time + p.timing.max_prop;
         self.transmit(rts, timeout, env);
         true
     }
@@ -582,13 +593,7 @@ impl Dcf {
             self.pkt_rts = None;
             if let Some((out, _)) = self.pkt_tx.take() {
                 self.counters.drops_rts_retry += 1;
-                env.packet_done(
-                    &out,
-                    TxResult::Dropped {
-                        reason: MacDrop::RtsRetry,
-                        retries: self.cur_retries,
-                    },
-                );
+                env.packet_done(&out, TxResult::Dropped { reason: MacDrop::RtsRetry, retries: self.cur_retries });
             }
             self.ssrc = 0;
             self.rst_cw(p);
@@ -626,13 +631,7 @@ impl Dcf {
         if count >= limit {
             self.pkt_tx = None;
             self.counters.drops_data_retry += 1;
-            env.packet_done(
-                &out,
-                TxResult::Dropped {
-                    reason: MacDrop::DataRetry,
-                    retries: self.cur_retries,
-                },
-            );
+            env.packet_done(&out, TxResult::Dropped { reason: MacDrop::DataRetry, retries: self.cur_retries });
             if short {
                 self.ssrc = 0;
             } else {
@@ -654,21 +653,9 @@ impl Dcf {
     // ----- receiving -------------------------------------------------------
 
     /// The first bit of a frame sensed by this node arrives.
-    pub fn on_rx_start(
-        &mut self,
-        frame: &Frame,
-        power: f64,
-        decodable: bool,
-        p: &MacParams,
-        env: &mut impl MacEnv,
-    ) {
+    pub fn on_rx_start(&mut self, frame: &Frame, power: f64, decodable: bool, p: &MacParams, env: &mut impl MacEnv) {
         let now = env.now();
-        let arrival = Arrival {
-            frame: *frame,
-            power,
-            end: now + frame.airtime,
-            error: !decodable || self.tx_active,
-        };
+        let arrival = Arrival { frame: *frame, power, end: now + frame.airtime, error: !decodable || self.tx_active };
         match self.radio.start(arrival, p.capture_ratio) {
             RxStartOutcome::Locked => {
                 self.start_timer(MacTimer::Recv, arrival.end, env);
@@ -812,9 +799,7 @@ impl Dcf {
         let retries = self.cur_retries;
         env.packet_done(&out, TxResult::Acked { retries });
         // Post-transmission backoff, plus adaptive pacing's extra wait.
-        let extra = self
-            .policy
-            .extra_backoff_after_success(retries, data.airtime, p);
+        let extra = self.policy.extra_backoff_after_success(retries, data.airtime, p);
         self.backoff_start(0, extra, p, env);
         self.tx_resume(p, env);
     }

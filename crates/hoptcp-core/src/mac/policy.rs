@@ -16,12 +16,7 @@ pub enum LinkPolicy {
 impl LinkPolicy {
     /// Extra time added to the post-transmission backoff after a DATA frame
     /// is acknowledged (`retries` retransmissions, DATA on air for `airtime`).
-    pub fn extra_backoff_after_success(
-        &mut self,
-        _retries: u32,
-        _airtime: Time,
-        _p: &MacParams,
-    ) -> Time {
+    pub fn extra_backoff_after_success(&mut self, _retries: u32, _airtime: Time, _p: &MacParams) -> Time {
         match self {
             LinkPolicy::Standard => 0,
         }

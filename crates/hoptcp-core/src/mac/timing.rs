@@ -67,9 +67,7 @@ impl Timing {
     pub fn airtime(&self, bytes: u32, rate_bps: f64) -> Time {
         match self.standard {
             // 144-bit preamble + 48-bit PLCP header at 1 Mb/s, then the MPDU.
-            Standard::Dsss => {
-                192 * NS_PER_US + ((bytes as f64 * 8.0) / rate_bps * 1e9).round() as Time
-            }
+            Standard::Dsss => 192 * NS_PER_US + ((bytes as f64 * 8.0) / rate_bps * 1e9).round() as Time,
             // 16 µs preamble + 4 µs SIGNAL, then 4 µs symbols carrying
             // SERVICE (16 bits) + MPDU + tail (6 bits).
             Standard::Ofdm => {

@@ -208,15 +208,11 @@ pub fn wu_tau_closed_form(w: f64, m: u32, retries: u32, p: f64) -> f64 {
     let q = 2.0 * p;
     let num = 2.0 * (1.0 - q) * (1.0 - p.powi(retries as i32 + 1));
     let den = if retries <= m {
-        w * (1.0 - q.powi(retries as i32 + 1)) * (1.0 - p)
-            + (1.0 - q) * (1.0 - p.powi(retries as i32 + 1))
+        w * (1.0 - q.powi(retries as i32 + 1)) * (1.0 - p) + (1.0 - q) * (1.0 - p.powi(retries as i32 + 1))
     } else {
         w * (1.0 - q.powi(m as i32 + 1)) * (1.0 - p)
             + (1.0 - q) * (1.0 - p.powi(retries as i32 + 1))
-            + w * 2f64.powi(m as i32)
-                * p.powi(m as i32 + 1)
-                * (1.0 - q)
-                * (1.0 - p.powi((retries - m) as i32))
+            + w * 2f64.powi(m as i32) * p.powi(m as i32 + 1) * (1.0 - q) * (1.0 - p.powi((retries - m) as i32))
     };
     num / den
 }
@@ -244,25 +240,17 @@ pub fn slot_durations(f: &FrameTimes, access: Access, collision: CollisionRecove
 pub fn saturation_throughput(params: &BianchiParams) -> Result<BianchiResult, ModelError> {
     let n = params.stations;
     if n == 0 {
-        return Err(ModelError::InvalidParameter(
-            "stations must be at least 1".into(),
-        ));
+        return Err(ModelError::InvalidParameter("stations must be at least 1".into()));
     }
     if params.retry_limit == Some(0) {
-        return Err(ModelError::InvalidParameter(
-            "retry_limit must be at least 1 attempt".into(),
-        ));
+        return Err(ModelError::InvalidParameter("retry_limit must be at least 1 attempt".into()));
     }
     if !(params.prop_delay_s >= 0.0 && params.prop_delay_s.is_finite()) {
-        return Err(ModelError::InvalidParameter(
-            "prop_delay_s must be finite and >= 0".into(),
-        ));
+        return Err(ModelError::InvalidParameter("prop_delay_s must be finite and >= 0".into()));
     }
     let t = &params.timing;
     if t.cw_min == 0 || t.cw_max < t.cw_min {
-        return Err(ModelError::InvalidParameter(
-            "need 1 <= cw_min <= cw_max".into(),
-        ));
+        return Err(ModelError::InvalidParameter("need 1 <= cw_min <= cw_max".into()));
     }
     let windows = params.draw.stage_windows(t.cw_min, t.cw_max);
     let coll = |tau: f64| 1.0 - (1.0 - tau).powi(n as i32 - 1);
@@ -284,13 +272,7 @@ pub fn saturation_throughput(params: &BianchiParams) -> Result<BianchiResult, Mo
     let p = coll(tau);
     let p_tr = 1.0 - (1.0 - tau).powi(n as i32);
     let p_s = n as f64 * tau * (1.0 - tau).powi(n as i32 - 1) / p_tr;
-    let frames = FrameTimes::new(
-        t,
-        params.format,
-        params.payload_bytes,
-        params.ip_overhead_bytes,
-        params.prop_delay_s,
-    );
+    let frames = FrameTimes::new(t, params.format, params.payload_bytes, params.ip_overhead_bytes, params.prop_delay_s);
     let (ts, tc) = slot_durations(&frames, params.access, params.collision);
     let mean_slot = (1.0 - p_tr) * frames.slot_s + p_tr * p_s * ts + p_tr * (1.0 - p_s) * tc;
     let goodput = p_s * p_tr * frames.payload_bits() / mean_slot;
@@ -334,26 +316,14 @@ mod tests {
         let scaled = BackoffDraw::Ns2Scaled.stage_windows(31, 1023);
         for &p in &[0.0, 0.05, 0.2, 0.37, 0.49, 0.51, 0.8, 0.95] {
             let a = attempt_probability(&std_w, None, p);
-            assert!(
-                (a - bianchi_tau_closed_form(32.0, 5, p)).abs() < 1e-12,
-                "p={p}"
-            );
+            assert!((a - bianchi_tau_closed_form(32.0, 5, p)).abs() < 1e-12, "p={p}");
             let a = attempt_probability(&scaled, None, p);
-            assert!(
-                (a - bianchi_tau_closed_form(31.0, 5, p)).abs() < 1e-12,
-                "p={p}"
-            );
+            assert!((a - bianchi_tau_closed_form(31.0, 5, p)).abs() < 1e-12, "p={p}");
             // 7 attempts = 6 retransmissions (m' = 6 > m = 5), and 4 attempts (m' = 3 < m).
             let a = attempt_probability(&std_w, Some(7), p);
-            assert!(
-                (a - wu_tau_closed_form(32.0, 5, 6, p)).abs() < 1e-12,
-                "p={p}"
-            );
+            assert!((a - wu_tau_closed_form(32.0, 5, 6, p)).abs() < 1e-12, "p={p}");
             let a = attempt_probability(&std_w, Some(4), p);
-            assert!(
-                (a - wu_tau_closed_form(32.0, 5, 3, p)).abs() < 1e-12,
-                "p={p}"
-            );
+            assert!((a - wu_tau_closed_form(32.0, 5, 3, p)).abs() < 1e-12, "p={p}");
         }
         // p = 1, infinite retries: the station stays in the last stage.
         assert!((attempt_probability(&std_w, None, 1.0) - 2.0 / 1025.0).abs() < 1e-15);
@@ -417,26 +387,11 @@ mod tests {
         ];
         for (n, classic, draw_only, ns2) in table {
             let c = solve(BianchiParams::classic(n, 1000));
-            let d = solve(BianchiParams {
-                draw: BackoffDraw::Ns2,
-                ..BianchiParams::classic(n, 1000)
-            });
+            let d = solve(BianchiParams { draw: BackoffDraw::Ns2, ..BianchiParams::classic(n, 1000) });
             let s = solve(BianchiParams::ns2(n, 1000));
-            assert!(
-                (c.goodput_bps - classic).abs() < 0.01,
-                "n={n} {}",
-                c.goodput_bps
-            );
-            assert!(
-                (d.goodput_bps - draw_only).abs() < 0.01,
-                "n={n} {}",
-                d.goodput_bps
-            );
-            assert!(
-                (s.goodput_bps - ns2).abs() < 0.01,
-                "n={n} {}",
-                s.goodput_bps
-            );
+            assert!((c.goodput_bps - classic).abs() < 0.01, "n={n} {}", c.goodput_bps);
+            assert!((d.goodput_bps - draw_only).abs() < 0.01, "n={n} {}", d.goodput_bps);
+            assert!((s.goodput_bps - ns2).abs() < 0.01, "n={n} {}", s.goodput_bps);
         }
         let c = solve(BianchiParams::classic(10, 1000));
         assert!((c.tau - 0.037_305_08).abs() < 1e-8 && (c.p - 0.289_771).abs() < 1e-6);
@@ -468,12 +423,8 @@ mod tests {
         b50.access = Access::Basic;
         let drop_basic = 1.0 - solve(b50).goodput_bps / solve(b5).goodput_bps;
         let drop_rts = 1.0
-            - solve(BianchiParams::classic(50, 1000)).goodput_bps
-                / solve(BianchiParams::classic(5, 1000)).goodput_bps;
-        assert!(
-            drop_basic > 0.15 && drop_basic > 3.0 * drop_rts,
-            "{drop_basic} {drop_rts}"
-        );
+            - solve(BianchiParams::classic(50, 1000)).goodput_bps / solve(BianchiParams::classic(5, 1000)).goodput_bps;
+        assert!(drop_basic > 0.15 && drop_basic > 3.0 * drop_rts, "{drop_basic} {drop_rts}");
     }
 
     #[test]

@@ -121,13 +121,7 @@ pub struct FrameTimes {
 }
 
 impl FrameTimes {
-    pub fn new(
-        timing: &Timing,
-        format: FrameFormat,
-        payload_bytes: u32,
-        ip_overhead_bytes: u32,
-        prop_s: f64,
-    ) -> Self {
+    pub fn new(timing: &Timing, format: FrameFormat, payload_bytes: u32, ip_overhead_bytes: u32, prop_s: f64) -> Self {
         let ip_bytes = payload_bytes + ip_overhead_bytes;
         let mac_bytes = ip_bytes + format.data_overhead_bytes();
         FrameTimes {
@@ -159,12 +153,7 @@ impl FrameTimes {
     pub fn exchange_s(&self, access: Access) -> f64 {
         match access {
             Access::RtsCts => {
-                self.rts_s
-                    + self.cts_s
-                    + self.data_s
-                    + self.ack_s
-                    + 3.0 * self.sifs_s
-                    + 4.0 * self.prop_s
+                self.rts_s + self.cts_s + self.data_s + self.ack_s + 3.0 * self.sifs_s + 4.0 * self.prop_s
             }
             Access::Basic => self.data_s + self.ack_s + self.sifs_s + 2.0 * self.prop_s,
         }
@@ -178,22 +167,10 @@ mod tests {
 
     #[test]
     fn dsss_windows() {
-        assert_eq!(
-            contention_windows(31, 1023),
-            vec![31, 63, 127, 255, 511, 1023]
-        );
-        assert_eq!(
-            BackoffDraw::Standard.stage_windows(31, 1023),
-            vec![32, 64, 128, 256, 512, 1024]
-        );
-        assert_eq!(
-            BackoffDraw::Ns2.stage_windows(31, 1023),
-            vec![31, 63, 127, 255, 511, 1023]
-        );
-        assert_eq!(
-            BackoffDraw::Ns2Scaled.stage_windows(31, 1023),
-            vec![31, 62, 124, 248, 496, 992]
-        );
+        assert_eq!(contention_windows(31, 1023), vec![31, 63, 127, 255, 511, 1023]);
+        assert_eq!(BackoffDraw::Standard.stage_windows(31, 1023), vec![32, 64, 128, 256, 512, 1024]);
+        assert_eq!(BackoffDraw::Ns2.stage_windows(31, 1023), vec![31, 63, 127, 255, 511, 1023]);
+        assert_eq!(BackoffDraw::Ns2Scaled.stage_windows(31, 1023), vec![31, 62, 124, 248, 496, 992]);
         assert_eq!(contention_windows(15, 1023).len(), 7);
         assert_eq!(contention_windows(1023, 1023), vec![1023]);
         assert_eq!(BackoffDraw::Ns2.mean_first_backoff_slots(31), 15.0);

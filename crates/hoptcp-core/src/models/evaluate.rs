@@ -70,11 +70,7 @@ impl PhyArgs {
                 )));
             }
         }
-        Ok(Timing::new(
-            self.standard,
-            self.data_rate_mbps,
-            self.basic_rate_mbps,
-        ))
+        Ok(Timing::new(self.standard, self.data_rate_mbps, self.basic_rate_mbps))
     }
     fn overhead(&self) -> u32 {
         match self.transport {
@@ -159,11 +155,7 @@ pub fn evaluate(name: &str, params: &Value) -> Result<Value, ModelError> {
             let mut p = match a.variant.as_str() {
                 "ns2" => BianchiParams::ns2(a.stations, a.phy.payload_bytes),
                 "classic" => BianchiParams::classic(a.stations, a.phy.payload_bytes),
-                other => {
-                    return Err(bad(format!(
-                        "variant \"{other}\": allowed values are \"ns2\", \"classic\""
-                    )))
-                }
+                other => return Err(bad(format!("variant \"{other}\": allowed values are \"ns2\", \"classic\""))),
             };
             p.timing = a.phy.timing()?;
             p.format = a.phy.frame_format;
@@ -174,12 +166,7 @@ pub fn evaluate(name: &str, params: &Value) -> Result<Value, ModelError> {
         }
         "linkdrop" => {
             let a: LinkDropArgs = parse(params)?;
-            let lp = LinkDropParams {
-                b_star: a.b_star,
-                c_star: a.c_star,
-                retry_limit: a.retry_limit,
-                load: a.load,
-            };
+            let lp = LinkDropParams { b_star: a.b_star, c_star: a.c_star, retry_limit: a.retry_limit, load: a.load };
             lp.validate()?;
             if let Some(b) = &a.backlog {
                 return Ok(to_json(&predict_from_backlog(b, &lp)?));
@@ -190,9 +177,7 @@ pub fn evaluate(name: &str, params: &Value) -> Result<Value, ModelError> {
             let m_max = a.m_max.unwrap_or((a.c_star * 2.0).ceil() as u32).max(1);
             Ok(json!({"params": lp, "curve": link_drop_curve(&lp, m_max)?}))
         }
-        other => Err(bad(format!(
-            "unknown model \"{other}\"; models: wstar, single_hop, bianchi, linkdrop"
-        ))),
+        other => Err(bad(format!("unknown model \"{other}\"; models: wstar, single_hop, bianchi, linkdrop"))),
     }
 }
 

@@ -69,12 +69,7 @@ pub struct LinkDropParams {
 impl LinkDropParams {
     /// B*, C*, r = 7, the printed load formulas.
     pub fn new(b_star: f64, c_star: f64) -> Self {
-        LinkDropParams {
-            b_star,
-            c_star,
-            retry_limit: 7,
-            load: LoadModel::Printed,
-        }
+        LinkDropParams { b_star, c_star, retry_limit: 7, load: LoadModel::Printed }
     }
 
     pub fn validate(&self) -> Result<(), ModelError> {
@@ -85,9 +80,7 @@ impl LinkDropParams {
             )));
         }
         if self.retry_limit == 0 {
-            return Err(ModelError::InvalidParameter(
-                "retry_limit must be >= 1".into(),
-            ));
+            return Err(ModelError::InvalidParameter("retry_limit must be >= 1".into()));
         }
         Ok(())
     }
@@ -100,11 +93,7 @@ impl LinkDropParams {
         match self.load {
             LoadModel::Printed => {
                 let c = (m / (m / self.c_star).ceil()).floor();
-                let b = if c > 0.0 {
-                    (c / (c / self.b_star).ceil()).floor()
-                } else {
-                    0.0
-                };
+                let b = if c > 0.0 { (c / (c / self.b_star).ceil()).floor() } else { 0.0 };
                 (c, b)
             }
             LoadModel::Smooth => {
@@ -182,14 +171,9 @@ pub fn link_drop_at(m: f64, params: &LinkDropParams) -> Result<LinkDropPoint, Mo
 }
 
 /// The loss/load curve for m = 1..=max_m.
-pub fn link_drop_curve(
-    params: &LinkDropParams,
-    max_m: u32,
-) -> Result<Vec<LinkDropPoint>, ModelError> {
+pub fn link_drop_curve(params: &LinkDropParams, max_m: u32) -> Result<Vec<LinkDropPoint>, ModelError> {
     params.validate()?;
-    (1..=max_m)
-        .map(|m| link_drop_at(m as f64, params))
-        .collect()
+    (1..=max_m).map(|m| link_drop_at(m as f64, params)).collect()
 }
 
 /// Prediction from measured backlog (the method of the tech report's Fig. 7).
@@ -206,19 +190,12 @@ pub struct BacklogPrediction {
 /// From each node's measured backlog probability ρ_i (fraction of time its
 /// MAC has a packet), m = Σ ρ_i backlogged nodes and the predicted drop
 /// probabilities at that load.
-pub fn predict_from_backlog(
-    backlog: &[f64],
-    params: &LinkDropParams,
-) -> Result<BacklogPrediction, ModelError> {
+pub fn predict_from_backlog(backlog: &[f64], params: &LinkDropParams) -> Result<BacklogPrediction, ModelError> {
     if backlog.is_empty() {
-        return Err(ModelError::InvalidParameter(
-            "no backlog measurements".into(),
-        ));
+        return Err(ModelError::InvalidParameter("no backlog measurements".into()));
     }
     if let Some(bad) = backlog.iter().find(|x| !(0.0..=1.0).contains(*x)) {
-        return Err(ModelError::InvalidParameter(format!(
-            "backlog probabilities must be in [0, 1] (got {bad})"
-        )));
+        return Err(ModelError::InvalidParameter(format!("backlog probabilities must be in [0, 1] (got {bad})")));
     }
     let m: f64 = backlog.iter().sum();
     Ok(BacklogPrediction {
@@ -273,10 +250,7 @@ mod tests {
     /// The three properties, under the approximations the papers' proofs use.
     #[test]
     fn three_properties_smooth() {
-        let params = LinkDropParams {
-            load: LoadModel::Smooth,
-            ..LinkDropParams::new(4.0, 12.0)
-        };
+        let params = LinkDropParams { load: LoadModel::Smooth, ..LinkDropParams::new(4.0, 12.0) };
         let curve = link_drop_curve(&params, 40).unwrap();
         let at = |m: usize| curve[m - 1];
         // 1. No drops while m <= B*.

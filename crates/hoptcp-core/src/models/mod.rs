@@ -18,14 +18,12 @@ pub mod linkdrop;
 pub mod single_hop;
 pub mod wstar;
 
-pub use bianchi::{
-    attempt_probability, saturation_throughput, BianchiParams, BianchiResult, CollisionRecovery,
-};
+pub use bianchi::{attempt_probability, saturation_throughput, BianchiParams, BianchiResult, CollisionRecovery};
 pub use common::{Access, BackoffDraw, FrameTimes, TCP_IP_OVERHEAD_BYTES, UDP_IP_OVERHEAD_BYTES};
 pub use evaluate::evaluate;
 pub use linkdrop::{
-    drop_state_probability, link_drop_at, link_drop_curve, predict_from_backlog,
-    state_probabilities, BacklogPrediction, LinkDropParams, LinkDropPoint, LoadModel,
+    drop_state_probability, link_drop_at, link_drop_curve, predict_from_backlog, state_probabilities,
+    BacklogPrediction, LinkDropParams, LinkDropPoint, LoadModel,
 };
 pub use single_hop::{single_hop, SingleHop, SingleHopParams};
 pub use wstar::{optimal_window, Topology, WStar};
@@ -91,16 +89,8 @@ mod tests {
         assert_eq!(v["collision"], "eifs");
         assert_eq!(v["retry_limit"], 7);
         let s = single_hop(&SingleHopParams::ns2(1460, UDP_IP_OVERHEAD_BYTES, 200.0));
-        assert!(
-            serde_json::to_value(&s).unwrap()["goodput_bps"]
-                .as_f64()
-                .unwrap()
-                > 1.5e6
-        );
+        assert!(serde_json::to_value(&s).unwrap()["goodput_bps"].as_f64().unwrap() > 1.5e6);
         let l = link_drop_curve(&LinkDropParams::new(2.0, 3.0), 5).unwrap();
-        assert_eq!(
-            serde_json::to_value(&l).unwrap().as_array().unwrap().len(),
-            5
-        );
+        assert_eq!(serde_json::to_value(&l).unwrap().as_array().unwrap().len(), 5);
     }
 }

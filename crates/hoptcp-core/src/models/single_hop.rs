@@ -80,13 +80,7 @@ pub struct SingleHop {
 /// The saturated single-hop cycle and goodput for `p`.
 pub fn single_hop(p: &SingleHopParams) -> SingleHop {
     let prop = propagation_delay_s(p.distance_m);
-    let frames = FrameTimes::new(
-        &p.timing,
-        p.format,
-        p.payload_bytes,
-        p.ip_overhead_bytes,
-        prop,
-    );
+    let frames = FrameTimes::new(&p.timing, p.format, p.payload_bytes, p.ip_overhead_bytes, prop);
     let backoff_slots = p.draw.mean_first_backoff_slots(p.timing.cw_min);
     let backoff_s = backoff_slots * frames.slot_s;
     let (n_sifs, n_prop) = match p.access {
@@ -126,11 +120,7 @@ mod tests {
         let r = single_hop(&SingleHopParams::ns2(1460, UDP_IP_OVERHEAD_BYTES, 200.0));
         assert!(close(r.cycle_s, 7620e-6 + 800.0 / 3e8, 1e-12));
         assert!(close(r.cycle_s, 7.622_666_666_7e-3, 1e-10));
-        assert!(close(
-            r.goodput_bps,
-            11680.0 / (7620e-6 + 800.0 / 3e8),
-            1e-12
-        ));
+        assert!(close(r.goodput_bps, 11680.0 / (7620e-6 + 800.0 / 3e8), 1e-12));
         // 11680 bit / 7622.6667 µs = 1 532 272.17 bit/s.
         assert!((r.goodput_bps - 1_532_272.170_718_9).abs() < 1e-3);
         assert_eq!(r.backoff_slots, 15.0);
@@ -144,11 +134,7 @@ mod tests {
         p.access = Access::Basic;
         let r = single_hop(&p);
         assert!(close(r.cycle_s, 6944e-6 + 400.0 / 3e8, 1e-12));
-        assert!(close(
-            r.goodput_bps,
-            11680.0 / (6944e-6 + 400.0 / 3e8),
-            1e-12
-        ));
+        assert!(close(r.goodput_bps, 11680.0 / (6944e-6 + 400.0 / 3e8), 1e-12));
         assert!((r.goodput_bps - 1_681_704.741_793).abs() < 1e-2);
     }
 

@@ -46,11 +46,7 @@ pub const GRID_APPENDIX: &str = "ceil((h+9)/14)";
 pub const GRID_TEXT: &str = "ceil((h+5)/10)";
 
 fn wstar(hops: u32, add: u32, div: u32, formula: &'static str) -> WStar {
-    WStar {
-        exact: (hops + add) as f64 / div as f64,
-        rounded: (hops + add).div_ceil(div),
-        formula,
-    }
+    WStar { exact: (hops + add) as f64 / div as f64, rounded: (hops + add).div_ceil(div), formula }
 }
 
 /// Chain: W* = h/4 (rounded up).
@@ -119,13 +115,7 @@ mod tests {
         // They first disagree at h = 16: ⌈25/14⌉ = 2 vs ⌈21/10⌉ = 3.
         let first = (1..100).find(|&h| grid_appendix(h).rounded != grid_text(h).rounded);
         assert_eq!(first, Some(16));
-        assert_eq!(
-            all_formulas(Topology::Grid, 16)
-                .iter()
-                .map(|w| w.rounded)
-                .collect::<Vec<_>>(),
-            vec![2, 3]
-        );
+        assert_eq!(all_formulas(Topology::Grid, 16).iter().map(|w| w.rounded).collect::<Vec<_>>(), vec![2, 3]);
         assert_eq!(all_formulas(Topology::Chain, 16).len(), 1);
     }
 

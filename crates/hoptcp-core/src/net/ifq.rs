@@ -60,11 +60,7 @@ impl IfQueue {
 
     /// Remove every queued packet for which `pred` holds (e.g. all packets
     /// to a broken next hop), returning them.
-    pub fn remove_where(
-        &mut self,
-        now: Time,
-        mut pred: impl FnMut(&Outgoing) -> bool,
-    ) -> Vec<Outgoing> {
+    pub fn remove_where(&mut self, now: Time, mut pred: impl FnMut(&Outgoing) -> bool) -> Vec<Outgoing> {
         self.account(now);
         let mut removed = Vec::new();
         self.q.retain(|o| {
@@ -106,11 +102,7 @@ mod tests {
     use super::*;
 
     fn o(p: u32) -> Outgoing {
-        Outgoing {
-            packet: p,
-            ip_bytes: 100,
-            next_hop: 1,
-        }
+        Outgoing { packet: p, ip_bytes: 100, next_hop: 1 }
     }
 
     #[test]
@@ -144,26 +136,8 @@ mod tests {
     #[test]
     fn remove_where_filters_by_next_hop() {
         let mut q = IfQueue::new(10);
-        q.enqueue(
-            0,
-            Outgoing {
-                packet: 1,
-                ip_bytes: 1,
-                next_hop: 5,
-            },
-            false,
-        )
-        .unwrap();
-        q.enqueue(
-            0,
-            Outgoing {
-                packet: 2,
-                ip_bytes: 1,
-                next_hop: 6,
-            },
-            false,
-        )
-        .unwrap();
+        q.enqueue(0, Outgoing { packet: 1, ip_bytes: 1, next_hop: 5 }, false).unwrap();
+        q.enqueue(0, Outgoing { packet: 2, ip_bytes: 1, next_hop: 6 }, false).unwrap();
         let r = q.remove_where(0, |x| x.next_hop == 5);
         assert_eq!(r.len(), 1);
         assert_eq!(q.len(), 1);

@@ -23,11 +23,8 @@ pub enum PacketKind {
     TcpAck,
 }
 
-pub const PACKET_KINDS: [(PacketKind, &str); 3] = [
-    (PacketKind::Udp, "udp"),
-    (PacketKind::TcpData, "tcp_data"),
-    (PacketKind::TcpAck, "tcp_ack"),
-];
+pub const PACKET_KINDS: [(PacketKind, &str); 3] =
+    [(PacketKind::Udp, "udp"), (PacketKind::TcpData, "tcp_data"), (PacketKind::TcpAck, "tcp_ack")];
 
 #[derive(Clone, Copy, Debug)]
 pub enum Body {
@@ -77,10 +74,7 @@ pub struct Slab<T> {
 
 impl<T: Copy> Default for Slab<T> {
     fn default() -> Self {
-        Slab {
-            items: Vec::new(),
-            free: Vec::new(),
-        }
+        Slab { items: Vec::new(), free: Vec::new() }
     }
 }
 

@@ -33,11 +33,23 @@ pub struct Neighbor {
     pub decodable: bool,
 }
 
+/// Hearers of one sender at the same propagation delay: entries
+/// `order[start..end]` index the sender's `sensed_by` list.
+#[derive(Clone, Debug)]
+pub struct ArrivalGroup {
+    pub delay: Time,
+    pub members: Vec<u32>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Channel {
     pub positions: Vec<Position>,
     /// `sensed_by[n]`: nodes that sense n's transmissions, sorted by node id.
     pub sensed_by: Vec<Vec<Neighbor>>,
+    /// `arrivals[n]`: n's hearers grouped by propagation delay (ascending),
+    /// each group in node-id order. A transmission reaches a whole group at
+    /// once, so the simulator delivers it with one event per group.
+    pub arrivals: Vec<Vec<ArrivalGroup>>,
     pub rx_thresh_w: f64,
     pub cs_thresh_w: f64,
     pub model: TwoRayGround,
@@ -46,12 +58,7 @@ pub struct Channel {
 impl Channel {
     /// Build the channel. Thresholds are the model's received power at
     /// `tx_range_m` and `cs_range_m`, as in ns-2 (RXThresh_, CSThresh_).
-    pub fn build(
-        positions: Vec<Position>,
-        model: TwoRayGround,
-        tx_range_m: f64,
-        cs_range_m: f64,
-    ) -> Self {
+    pub fn build(positions: Vec<Position>, model: TwoRayGround, tx_range_m: f64, cs_range_m: f64) -> Self {
         let rx_thresh_w = model.rx_power(tx_range_m);
         let cs_thresh_w = model.rx_power(cs_range_m);
         let n = positions.len();
@@ -62,10 +69,7 @@ impl Channel {
             let minx = positions.iter().map(|p| p.x).fold(f64::INFINITY, f64::min);
             let miny = positions.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
             let key = |p: &Position| -> (i64, i64) {
-                (
-                    ((p.x - minx) / cell).floor() as i64,
-                    ((p.y - miny) / cell).floor() as i64,
-                )
+                (((p.x - minx) / cell).floor() as i64, ((p.y - miny) / cell).floor() as i64)
             };
             let mut cells: std::collections::BTreeMap<(i64, i64), Vec<u32>> = Default::default();
             for (i, p) in positions.iter().enumerate() {
@@ -98,13 +102,23 @@ impl Channel {
                 list.sort_by_key(|nb| nb.node);
             }
         }
-        Channel {
-            positions,
-            sensed_by,
-            rx_thresh_w,
-            cs_thresh_w,
-            model,
-        }
+        let arrivals = sensed_by
+            .iter()
+            .map(|list| {
+                let mut idx: Vec<u32> = (0..list.len() as u32).collect();
+                idx.sort_by_key(|&k| (list[k as usize].delay, list[k as usize].node));
+                let mut groups: Vec<ArrivalGroup> = Vec::new();
+                for k in idx {
+                    let d = list[k as usize].delay;
+                    match groups.last_mut() {
+                        Some(g) if g.delay == d => g.members.push(k),
+                        _ => groups.push(ArrivalGroup { delay: d, members: vec![k] }),
+                    }
+                }
+                groups
+            })
+            .collect();
+        Channel { positions, sensed_by, arrivals, rx_thresh_w, cs_thresh_w, model }
     }
 
     pub fn len(&self) -> usize {
@@ -117,10 +131,7 @@ impl Channel {
 
     /// Nodes that can decode `n`'s frames (its link-layer neighbours).
     pub fn links_of(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
-        self.sensed_by[n as usize]
-            .iter()
-            .filter(|nb| nb.decodable)
-            .map(|nb| nb.node)
+        self.sensed_by[n as usize].iter().filter(|nb| nb.decodable).map(|nb| nb.node)
     }
 
     /// Can `b` decode frames sent by `a`?
@@ -163,12 +174,7 @@ mod tests {
     use super::*;
 
     fn line(n: usize, spacing: f64) -> Vec<Position> {
-        (0..n)
-            .map(|i| Position {
-                x: i as f64 * spacing,
-                y: 0.0,
-            })
-            .collect()
+        (0..n).map(|i| Position { x: i as f64 * spacing, y: 0.0 }).collect()
     }
 
     #[test]
@@ -180,6 +186,12 @@ mod tests {
         assert_eq!(links, vec![2, 4]);
         assert!(ch.is_link(0, 1) && !ch.is_link(0, 2));
         assert_eq!(ch.sensed_by[0][0].delay, 667); // 200 m / c
+                                                   // Node 3's hearers at 200 m (2, 4) then 400 m (1, 5).
+        let g: Vec<(u64, Vec<u32>)> = ch.arrivals[3]
+            .iter()
+            .map(|g| (g.delay, g.members.iter().map(|&k| ch.sensed_by[3][k as usize].node).collect()))
+            .collect();
+        assert_eq!(g, vec![(667, vec![2, 4]), (1333, vec![1, 5])]);
     }
 
     #[test]
@@ -187,10 +199,7 @@ mod tests {
         let mut pos = Vec::new();
         for i in 0..20 {
             for j in 0..20 {
-                pos.push(Position {
-                    x: i as f64 * 130.0 + (j % 3) as f64,
-                    y: j as f64 * 170.0,
-                });
+                pos.push(Position { x: i as f64 * 130.0 + (j % 3) as f64, y: j as f64 * 170.0 });
             }
         }
         let m = TwoRayGround::default();

@@ -6,6 +6,6 @@ pub mod channel;
 pub mod propagation;
 pub mod radio;
 
-pub use channel::{Channel, Neighbor, Position};
+pub use channel::{ArrivalGroup, Channel, Neighbor, Position};
 pub use propagation::TwoRayGround;
 pub use radio::{Arrival, Radio, RxStartOutcome, RxState};

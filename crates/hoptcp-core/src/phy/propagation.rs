@@ -21,15 +21,7 @@ pub struct TwoRayGround {
 impl Default for TwoRayGround {
     /// ns-2's defaults (914 MHz Lucent WaveLAN).
     fn default() -> Self {
-        TwoRayGround {
-            pt_w: 0.281_838_15,
-            gt: 1.0,
-            gr: 1.0,
-            ht_m: 1.5,
-            hr_m: 1.5,
-            loss: 1.0,
-            freq_hz: 914e6,
-        }
+        TwoRayGround { pt_w: 0.281_838_15, gt: 1.0, gr: 1.0, ht_m: 1.5, hr_m: 1.5, loss: 1.0, freq_hz: 914e6 }
     }
 }
 

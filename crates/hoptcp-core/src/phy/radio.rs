@@ -48,10 +48,7 @@ pub struct Radio {
 
 impl Default for Radio {
     fn default() -> Self {
-        Radio {
-            state: RxState::Idle,
-            current: None,
-        }
+        Radio { state: RxState::Idle, current: None }
     }
 }
 
@@ -148,17 +145,11 @@ mod tests {
     fn later_stronger_frame_never_captures_and_longest_survives() {
         let mut r = Radio::default();
         r.start(arr(1.0, 100), 10.0);
-        assert_eq!(
-            r.start(arr(100.0, 500), 10.0),
-            RxStartOutcome::Collided { extended: true }
-        );
+        assert_eq!(r.start(arr(100.0, 500), 10.0), RxStartOutcome::Collided { extended: true });
         assert_eq!(r.state, RxState::Coll);
         assert_eq!(r.current.unwrap().end, 500);
         // Compared against the new current frame (power 100): 50 is not 10 dB weaker.
-        assert_eq!(
-            r.start(arr(50.0, 200), 10.0),
-            RxStartOutcome::Collided { extended: false }
-        );
+        assert_eq!(r.start(arr(50.0, 200), 10.0), RxStartOutcome::Collided { extended: false });
         assert_eq!(r.start(arr(1.0, 200), 10.0), RxStartOutcome::Captured);
         let (state, cur) = r.finish();
         assert_eq!(state, RxState::Coll);
@@ -171,9 +162,6 @@ mod tests {
     fn just_below_capture_ratio_collides() {
         let mut r = Radio::default();
         r.start(arr(9.99, 100), 10.0);
-        assert!(matches!(
-            r.start(arr(1.0, 50), 10.0),
-            RxStartOutcome::Collided { .. }
-        ));
+        assert!(matches!(r.start(arr(1.0, 50), 10.0), RxStartOutcome::Collided { .. }));
     }
 }

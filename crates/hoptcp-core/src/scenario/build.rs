@@ -99,11 +99,7 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
         }
     }
     if let Some(rf) = &sc.random_flows {
-        let mut rng = RngStream::new(
-            rf.flow_seed.unwrap_or(sc.seed),
-            0,
-            StreamPurpose::FlowSelection,
-        );
+        let mut rng = RngStream::new(rf.flow_seed.unwrap_or(sc.seed), 0, StreamPurpose::FlowSelection);
         let min_hops = rf.min_hops.unwrap_or(1) as usize;
         for _ in 0..rf.count {
             let mut chosen = None;
@@ -149,19 +145,10 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
             flows.push(plan_flow(flows.len() as u32, &spec, path, &sc.tcp, end));
         }
     }
-    Ok(Plan {
-        scenario: sc.clone(),
-        channel,
-        flows,
-    })
+    Ok(Plan { scenario: sc.clone(), channel, flows })
 }
 
-fn check_route(
-    key: &str,
-    route: &[u32],
-    f: &FlowSpec,
-    ch: &Channel,
-) -> Result<Vec<u32>, ScenarioError> {
+fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<Vec<u32>, ScenarioError> {
     let n = ch.len() as u32;
     let shown = format!("{route:?}");
     if route.len() < 2 || route[0] != f.src || *route.last().unwrap() != f.dst {
@@ -173,18 +160,10 @@ fn check_route(
     }
     for (j, &v) in route.iter().enumerate() {
         if v >= n {
-            return Err(ScenarioError::value(
-                &format!("{key}.route.{j}"),
-                v,
-                format!("node ids are 0..={}", n - 1),
-            ));
+            return Err(ScenarioError::value(&format!("{key}.route.{j}"), v, format!("node ids are 0..={}", n - 1)));
         }
         if route[..j].contains(&v) {
-            return Err(ScenarioError::value(
-                &format!("{key}.route"),
-                &shown,
-                format!("visits node {v} twice"),
-            ));
+            return Err(ScenarioError::value(&format!("{key}.route"), &shown, format!("visits node {v} twice")));
         }
     }
     for w in route.windows(2) {
@@ -192,10 +171,7 @@ fn check_route(
             return Err(ScenarioError::value(
                 &format!("{key}.route"),
                 &shown,
-                format!(
-                    "nodes {} and {} are not within radio.tx_range_m of each other",
-                    w[0], w[1]
-                ),
+                format!("nodes {} and {} are not within radio.tx_range_m of each other", w[0], w[1]),
             ));
         }
     }

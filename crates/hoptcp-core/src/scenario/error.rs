@@ -12,10 +12,7 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            key: key.into(),
-            message: message.into(),
-        }
+        ScenarioError { key: key.into(), message: message.into() }
     }
 
     /// "`key` = value: what is allowed".
@@ -52,14 +49,8 @@ pub(crate) fn from_serde(path: &str, msg: &str) -> ScenarioError {
     }
     if let Some(rest) = msg.strip_prefix("unknown variant `") {
         if let Some((value, tail)) = rest.split_once('`') {
-            let allowed = tail
-                .trim_start_matches(", expected one of ")
-                .trim_start_matches(", expected ");
-            return ScenarioError::value(
-                path,
-                format!("\"{value}\""),
-                format!("allowed values: {}", list(allowed)),
-            );
+            let allowed = tail.trim_start_matches(", expected one of ").trim_start_matches(", expected ");
+            return ScenarioError::value(path, format!("\"{value}\""), format!("allowed values: {}", list(allowed)));
         }
     }
     if let Some(rest) = msg.strip_prefix("missing field `") {
@@ -71,19 +62,13 @@ pub(crate) fn from_serde(path: &str, msg: &str) -> ScenarioError {
         if let Some((got, expected)) = rest.split_once(", expected ") {
             return ScenarioError::new(
                 path,
-                format!(
-                    "`{path}` has the wrong type: got {got}, expected {}",
-                    friendly_type(expected)
-                ),
+                format!("`{path}` has the wrong type: got {got}, expected {}", friendly_type(expected)),
             );
         }
     }
     if let Some(rest) = msg.strip_prefix("invalid value: ") {
         if let Some((got, expected)) = rest.split_once(", expected ") {
-            return ScenarioError::new(
-                path,
-                format!("`{path}` = {got}: expected {}", friendly_type(expected)),
-            );
+            return ScenarioError::new(path, format!("`{path}` = {got}: expected {}", friendly_type(expected)));
         }
     }
     if let Some(rest) = msg.strip_prefix("invalid length ") {

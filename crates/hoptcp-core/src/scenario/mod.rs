@@ -14,9 +14,7 @@ pub use schema::Scenario;
 /// Parse scenario TOML, apply `(dotted.key, value)` overrides, deserialize
 /// (unknown keys rejected) and validate, filling every default.
 pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-    let mut table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| syntax_error(text, &e))?;
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(text, &e))?;
     for (k, v) in overrides {
         overrides::apply(&mut table, k, v)?;
     }
@@ -50,10 +48,7 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> ScenarioError {
             let before = &text[..span.start.min(text.len())];
             let line = before.matches('\n').count() + 1;
             let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            ScenarioError::new(
-                "",
-                format!("scenario is not valid TOML (line {line}, column {col}): {msg}"),
-            )
+            ScenarioError::new("", format!("scenario is not valid TOML (line {line}, column {col}): {msg}"))
         }
         None => ScenarioError::new("", format!("scenario is not valid TOML: {msg}")),
     }

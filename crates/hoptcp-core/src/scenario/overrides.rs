@@ -74,10 +74,7 @@ fn set_in(cur: &mut Value, parts: &[&str], i: usize, value: Value) -> Result<(),
         }
         _ => Err(ScenarioError::new(
             parts.join("."),
-            format!(
-                "cannot set `{}`: `{here}` is a single value, not a table",
-                parts.join(".")
-            ),
+            format!("cannot set `{}`: `{here}` is a single value, not a table", parts.join(".")),
         )),
     }
 }

@@ -193,10 +193,7 @@ pub struct IpSpec {
 
 impl Default for IpSpec {
     fn default() -> Self {
-        IpSpec {
-            ttl: 64,
-            ll_delay_us: 25.0,
-        }
+        IpSpec { ttl: 64, ll_delay_us: 25.0 }
     }
 }
 

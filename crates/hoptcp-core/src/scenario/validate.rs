@@ -11,11 +11,7 @@ fn positive(key: &str, v: f64, what: &str) -> R<()> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(ScenarioError::value(
-            key,
-            v,
-            format!("must be a positive number ({what})"),
-        ))
+        Err(ScenarioError::value(key, v, format!("must be a positive number ({what})")))
     }
 }
 
@@ -23,11 +19,7 @@ fn non_negative(key: &str, v: f64, what: &str) -> R<()> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        Err(ScenarioError::value(
-            key,
-            v,
-            format!("must be zero or positive ({what})"),
-        ))
+        Err(ScenarioError::value(key, v, format!("must be zero or positive ({what})")))
     }
 }
 
@@ -35,21 +27,12 @@ fn int_range(key: &str, v: u64, lo: u64, hi: u64) -> R<()> {
     if (lo..=hi).contains(&v) {
         Ok(())
     } else {
-        Err(ScenarioError::value(
-            key,
-            v,
-            format!("must be an integer in {lo}..={hi}"),
-        ))
+        Err(ScenarioError::value(key, v, format!("must be an integer in {lo}..={hi}")))
     }
 }
 
 fn require<T: Copy>(key: &str, v: Option<T>, kind: &str) -> R<T> {
-    v.ok_or_else(|| {
-        ScenarioError::new(
-            key,
-            format!("`{key}` is required for topology.kind = \"{kind}\""),
-        )
-    })
+    v.ok_or_else(|| ScenarioError::new(key, format!("`{key}` is required for topology.kind = \"{kind}\"")))
 }
 
 /// Check every value that does not depend on the topology and fill defaults.
@@ -90,12 +73,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         rf.packet_bytes = as_flow.packet_bytes;
         rf.jitter = as_flow.jitter;
         rf.min_hops = Some(rf.min_hops.unwrap_or(1));
-        int_range(
-            "random_flows.min_hops",
-            rf.min_hops.unwrap() as u64,
-            1,
-            1_000_000,
-        )?;
+        int_range("random_flows.min_hops", rf.min_hops.unwrap() as u64, 1, 1_000_000)?;
     }
     if sc.flows.is_empty() && sc.random_flows.is_none() {
         return Err(ScenarioError::new(
@@ -118,23 +96,14 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
 }
 
 fn resolve_topology(t: &mut TopologySpec) -> R<()> {
-    let kind_name = serde_json::to_value(t.kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
+    let kind_name = serde_json::to_value(t.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let allowed: &[&str] = match t.kind {
         TopologyKind::Chain => &["hops", "spacing_m"],
         TopologyKind::Grid => &["rows", "cols", "spacing_m"],
         TopologyKind::Cross => &["hops", "spacing_m"],
         TopologyKind::ParallelChains => &["chains", "hops", "spacing_m", "chain_gap_m"],
         TopologyKind::Star => &["leaves", "radius_m"],
-        TopologyKind::Random => &[
-            "nodes",
-            "width_m",
-            "height_m",
-            "topology_seed",
-            "require_connected",
-        ],
+        TopologyKind::Random => &["nodes", "width_m", "height_m", "topology_seed", "require_connected"],
         TopologyKind::Explicit => &["positions"],
     };
     let present: [(&str, bool); 14] = [
@@ -157,25 +126,21 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
         if is_set && !allowed.contains(&k) {
             return Err(ScenarioError::new(
                 format!("topology.{k}"),
-                format!("`topology.{k}` is not used by topology.kind = \"{kind_name}\"; its keys are: kind, {}", allowed.join(", ")),
+                format!(
+                    "`topology.{k}` is not used by topology.kind = \"{kind_name}\"; its keys are: kind, {}",
+                    allowed.join(", ")
+                ),
             ));
         }
     }
     let spacing = |t: &mut TopologySpec| -> R<()> {
-        let s = *t
-            .spacing_m
-            .get_or_insert(crate::topology::DEFAULT_SPACING_M);
+        let s = *t.spacing_m.get_or_insert(crate::topology::DEFAULT_SPACING_M);
         positive("topology.spacing_m", s, "metres")
     };
     const MAX_NODES: u64 = 1_000_000;
     match t.kind {
         TopologyKind::Chain => {
-            int_range(
-                "topology.hops",
-                require("topology.hops", t.hops, &kind_name)? as u64,
-                1,
-                MAX_NODES,
-            )?;
+            int_range("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64, 1, MAX_NODES)?;
             spacing(t)?;
         }
         TopologyKind::Grid => {
@@ -205,49 +170,21 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
             spacing(t)?;
         }
         TopologyKind::ParallelChains => {
-            int_range(
-                "topology.chains",
-                require("topology.chains", t.chains, &kind_name)? as u64,
-                1,
-                MAX_NODES,
-            )?;
-            int_range(
-                "topology.hops",
-                require("topology.hops", t.hops, &kind_name)? as u64,
-                1,
-                MAX_NODES,
-            )?;
+            int_range("topology.chains", require("topology.chains", t.chains, &kind_name)? as u64, 1, MAX_NODES)?;
+            int_range("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64, 1, MAX_NODES)?;
             spacing(t)?;
             let gap = *t.chain_gap_m.get_or_insert(t.spacing_m.unwrap());
             positive("topology.chain_gap_m", gap, "metres")?;
         }
         TopologyKind::Star => {
-            int_range(
-                "topology.leaves",
-                require("topology.leaves", t.leaves, &kind_name)? as u64,
-                1,
-                MAX_NODES,
-            )?;
+            int_range("topology.leaves", require("topology.leaves", t.leaves, &kind_name)? as u64, 1, MAX_NODES)?;
             let r = *t.radius_m.get_or_insert(crate::topology::DEFAULT_SPACING_M);
             positive("topology.radius_m", r, "metres")?;
         }
         TopologyKind::Random => {
-            int_range(
-                "topology.nodes",
-                require("topology.nodes", t.nodes, &kind_name)? as u64,
-                2,
-                MAX_NODES,
-            )?;
-            positive(
-                "topology.width_m",
-                require("topology.width_m", t.width_m, &kind_name)?,
-                "metres",
-            )?;
-            positive(
-                "topology.height_m",
-                require("topology.height_m", t.height_m, &kind_name)?,
-                "metres",
-            )?;
+            int_range("topology.nodes", require("topology.nodes", t.nodes, &kind_name)? as u64, 2, MAX_NODES)?;
+            positive("topology.width_m", require("topology.width_m", t.width_m, &kind_name)?, "metres")?;
+            positive("topology.height_m", require("topology.height_m", t.height_m, &kind_name)?, "metres")?;
             t.require_connected.get_or_insert(true);
         }
         TopologyKind::Explicit => {
@@ -261,10 +198,7 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
                     "needs at least 2 nodes",
                 ));
             }
-            if let Some(i) = pos
-                .iter()
-                .position(|p| !p[0].is_finite() || !p[1].is_finite())
-            {
+            if let Some(i) = pos.iter().position(|p| !p[0].is_finite() || !p[1].is_finite()) {
                 return Err(ScenarioError::value(
                     &format!("topology.positions.{i}"),
                     format!("{:?}", pos[i]),
@@ -283,10 +217,7 @@ fn resolve_radio(r: &mut RadioSpec) -> R<()> {
         return Err(ScenarioError::value(
             "radio.cs_range_m",
             r.cs_range_m,
-            format!(
-                "must be at least radio.tx_range_m = {} (a node senses every frame it can decode)",
-                r.tx_range_m
-            ),
+            format!("must be at least radio.tx_range_m = {} (a node senses every frame it can decode)", r.tx_range_m),
         ));
     }
     non_negative("radio.capture_db", r.capture_db, "dB")?;
@@ -297,23 +228,13 @@ fn resolve_radio(r: &mut RadioSpec) -> R<()> {
     let data = *r.data_rate_mbps.get_or_insert(d);
     let basic = *r.basic_rate_mbps.get_or_insert(b);
     let rates = r.standard.rates_mbps();
-    let list = rates
-        .iter()
-        .map(|x| x.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    for (key, v) in [
-        ("radio.data_rate_mbps", data),
-        ("radio.basic_rate_mbps", basic),
-    ] {
+    let list = rates.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+    for (key, v) in [("radio.data_rate_mbps", data), ("radio.basic_rate_mbps", basic)] {
         if !rates.contains(&v) {
             return Err(ScenarioError::value(
                 key,
                 v,
-                format!(
-                    "allowed for radio.standard = \"{}\": {list} (Mb/s)",
-                    r.standard.name()
-                ),
+                format!("allowed for radio.standard = \"{}\": {list} (Mb/s)", r.standard.name()),
             ));
         }
     }
@@ -321,11 +242,7 @@ fn resolve_radio(r: &mut RadioSpec) -> R<()> {
     positive("radio.frequency_hz", r.frequency_hz, "hertz")?;
     positive("radio.antenna_height_m", r.antenna_height_m, "metres")?;
     if !(r.system_loss.is_finite() && r.system_loss >= 1.0) {
-        return Err(ScenarioError::value(
-            "radio.system_loss",
-            r.system_loss,
-            "must be a number >= 1",
-        ));
+        return Err(ScenarioError::value("radio.system_loss", r.system_loss, "must be a number >= 1"));
     }
     Ok(())
 }
@@ -349,11 +266,7 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
     let cw_max = *m.cw_max.get_or_insert(hi);
     int_range("mac.cw_min", cw_min as u64, 1, 1_000_000)?;
     if cw_max < cw_min {
-        return Err(ScenarioError::value(
-            "mac.cw_max",
-            cw_max,
-            format!("must be at least mac.cw_min = {cw_min}"),
-        ));
+        return Err(ScenarioError::value("mac.cw_max", cw_max, format!("must be at least mac.cw_min = {cw_min}")));
     }
     int_range("mac.cw_max", cw_max as u64, 1, 1_000_000)?;
     Ok(())
@@ -364,12 +277,7 @@ fn resolve_tcp(t: &TcpSpec) -> R<()> {
     int_range("tcp.max_window", t.max_window as u64, 1, 1_000_000)?;
     positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
     int_range("tcp.initial_window", t.initial_window as u64, 1, 1_000_000)?;
-    int_range(
-        "tcp.initial_ssthresh",
-        t.initial_ssthresh as u64,
-        2,
-        1_000_000,
-    )?;
+    int_range("tcp.initial_ssthresh", t.initial_ssthresh as u64, 2, 1_000_000)?;
     Ok(())
 }
 
@@ -380,11 +288,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
         (TransportKind::Udp, Some(AppKind::Cbr)) => AppKind::Cbr,
         (TransportKind::Tcp, Some(AppKind::Ftp)) => AppKind::Ftp,
         (TransportKind::Udp, Some(a)) | (TransportKind::Tcp, Some(a)) => {
-            let (t, ok) = if f.transport == TransportKind::Udp {
-                ("udp", "cbr")
-            } else {
-                ("tcp", "ftp")
-            };
+            let (t, ok) = if f.transport == TransportKind::Udp { ("udp", "cbr") } else { ("tcp", "ftp") };
             return Err(ScenarioError::value(
                 &format!("{key}.app"),
                 format!("\"{}\"", app_name(a)),
@@ -394,11 +298,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
     };
     f.app = Some(app);
     if f.src == f.dst {
-        return Err(ScenarioError::value(
-            &format!("{key}.dst"),
-            f.dst,
-            "must differ from the flow's src",
-        ));
+        return Err(ScenarioError::value(&format!("{key}.dst"), f.dst, "must differ from the flow's src"));
     }
     non_negative(&format!("{key}.start_s"), f.start_s, "seconds")?;
     if f.start_s >= duration {
@@ -450,9 +350,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
             if let Some((k, _)) = tcp_only.iter().find(|(_, set)| *set) {
                 return Err(ScenarioError::new(
                     format!("{key}.{k}"),
-                    format!(
-                        "`{key}.{k}` applies to TCP flows only; this flow has transport = \"udp\""
-                    ),
+                    format!("`{key}.{k}` applies to TCP flows only; this flow has transport = \"udp\""),
                 ));
             }
         }

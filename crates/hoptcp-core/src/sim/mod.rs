@@ -24,12 +24,17 @@ pub use report::RunReport;
 /// Events are small `Copy` records; node and flow ids index Vecs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Ev {
-    /// First bit of transmission `tx` reaches `node` (entry `nbr` of the
-    /// sender's neighbour list).
+    /// First bit of transmission `tx` reaches the sender's hearers in
+    /// arrival group `group` (all at the same distance).
     RxStart {
-        node: u32,
         tx: u32,
-        nbr: u32,
+        group: u32,
+    },
+    /// The same frame ends at that group: reception timers of the members
+    /// that are still locked on it expire.
+    RxEnd {
+        sender: u32,
+        group: u32,
     },
     Mac {
         node: u32,
@@ -64,6 +69,8 @@ pub(crate) struct Node {
     pub mac: Dcf,
     pub ifq: IfQueue,
     pub load: NodeLoad,
+    /// The MAC's pending reception timer (expiry, generation).
+    pub recv_due: (Time, u32),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -120,11 +127,8 @@ impl Simulation {
     /// Build a simulation of `plan` with run seed `seed`.
     pub fn new(plan: &Plan, seed: u64) -> Self {
         let sc = &plan.scenario;
-        let mut timing = Timing::new(
-            sc.radio.standard,
-            sc.radio.data_rate_mbps.unwrap(),
-            sc.radio.basic_rate_mbps.unwrap(),
-        );
+        let mut timing =
+            Timing::new(sc.radio.standard, sc.radio.data_rate_mbps.unwrap(), sc.radio.basic_rate_mbps.unwrap());
         timing.cw_min = sc.mac.cw_min.unwrap_or(timing.cw_min);
         timing.cw_max = sc.mac.cw_max.unwrap_or(timing.cw_max);
         let p = MacParams::new(
@@ -138,13 +142,10 @@ impl Simulation {
         let n = plan.channel.len();
         let nodes = (0..n as u32)
             .map(|i| Node {
-                mac: Dcf::new(
-                    i,
-                    timing.cw_min,
-                    RngStream::new(seed, i as u64, StreamPurpose::MacBackoff),
-                ),
+                mac: Dcf::new(i, timing.cw_min, RngStream::new(seed, i as u64, StreamPurpose::MacBackoff)),
                 ifq: IfQueue::new(sc.mac.queue_limit),
                 load: NodeLoad::default(),
+                recv_due: (Time::MAX, 0),
             })
             .collect();
         let flows = plan
@@ -182,10 +183,7 @@ impl Simulation {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {
                 sim.q.schedule_at(t, Ev::App { flow: i as u32 });
             }
-            debug_assert!(
-                f.plan.transport == TransportKind::Udp,
-                "TCP flows not wired yet"
-            );
+            debug_assert!(f.plan.transport == TransportKind::Udp, "TCP flows not wired yet");
         }
         sim
     }
@@ -224,22 +222,42 @@ impl Simulation {
 
     fn dispatch(&mut self, now: Time, ev: Ev) {
         match ev {
-            Ev::RxStart { node, tx, nbr } => {
+            Ev::RxStart { tx, group } => {
                 let t = self.txs.get_mut(tx);
-                let frame = t.frame;
-                let nb = self.channel.sensed_by[t.tx_node as usize][nbr as usize];
+                let (frame, sender) = (t.frame, t.tx_node as usize);
                 t.pending -= 1;
                 if t.pending == 0 {
                     self.txs.remove(tx);
                 }
-                self.with_node(now, node, |mac, p, ctx| {
-                    mac.on_rx_start(&frame, nb.power, nb.decodable, p, ctx)
-                });
+                // Every hearer at this distance, in node-id order. Reception
+                // timers they start all expire when this frame ends there:
+                // one RxEnd event covers them (same order as separate ones).
+                let members = self.channel.arrivals[sender][group as usize].members.len();
+                let mut locked = false;
+                for m in 0..members {
+                    let k = self.channel.arrivals[sender][group as usize].members[m];
+                    let nb = self.channel.sensed_by[sender][k as usize];
+                    self.with_node_ctx(now, nb.node, Some(&mut locked), |mac, p, ctx| {
+                        mac.on_rx_start(&frame, nb.power, nb.decodable, p, ctx)
+                    });
+                }
+                if locked {
+                    self.q.schedule_at(now + frame.airtime, Ev::RxEnd { sender: sender as u32, group });
+                }
+            }
+            Ev::RxEnd { sender, group } => {
+                let members = self.channel.arrivals[sender as usize][group as usize].members.len();
+                for m in 0..members {
+                    let k = self.channel.arrivals[sender as usize][group as usize].members[m];
+                    let node = self.channel.sensed_by[sender as usize][k as usize].node;
+                    let (at, gen) = self.nodes[node as usize].recv_due;
+                    if at == now {
+                        self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::Recv, gen, p, ctx));
+                    }
+                }
             }
             Ev::Mac { node, timer, gen } => {
-                self.with_node(now, node, |mac, p, ctx| {
-                    mac.on_timer(MacTimer::from_u8(timer), gen, p, ctx)
-                });
+                self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::from_u8(timer), gen, p, ctx));
             }
             Ev::LlDown { node, pkt } => self.enqueue(now, node, pkt),
             Ev::LlUp { node, pkt } => self.net_receive(now, node, pkt),
@@ -249,10 +267,18 @@ impl Simulation {
 
     /// Run `f` on `node`'s MAC with a context giving it the rest of the world.
     #[inline]
-    fn with_node(
+    fn with_node(&mut self, now: Time, node: u32, f: impl FnOnce(&mut Dcf, &MacParams, &mut NodeCtx)) {
+        self.with_node_ctx(now, node, None, f)
+    }
+
+    /// As `with_node`; with `batch_rx`, reception timers are left to the
+    /// caller's group RxEnd event (set to true if any was started).
+    #[inline]
+    fn with_node_ctx(
         &mut self,
         now: Time,
         node: u32,
+        batch_rx: Option<&mut bool>,
         f: impl FnOnce(&mut Dcf, &MacParams, &mut NodeCtx),
     ) {
         let n = &mut self.nodes[node as usize];
@@ -268,6 +294,8 @@ impl Simulation {
             drops: &mut self.drops,
             ll_delay: self.ll_delay,
             trace: self.trace.as_mut(),
+            recv_due: &mut n.recv_due,
+            batch_rx,
         };
         f(&mut n.mac, &self.p, &mut ctx);
     }
@@ -276,11 +304,7 @@ impl Simulation {
     /// enqueue, then hand the head to the MAC if it is free).
     fn enqueue(&mut self, now: Time, node: u32, pkt: u32) {
         let pk = *self.packets.get(pkt);
-        let out = Outgoing {
-            packet: pkt,
-            ip_bytes: pk.ip_bytes,
-            next_hop: pk.next_hop,
-        };
+        let out = Outgoing { packet: pkt, ip_bytes: pk.ip_bytes, next_hop: pk.next_hop };
         let n = &mut self.nodes[node as usize];
         if let Err(o) = n.ifq.enqueue(now, out, false) {
             self.drops.record(node, DropCause::QueueOverflow, pk.kind());
@@ -320,21 +344,9 @@ impl Simulation {
 
     /// Originate a packet of `flow` at its source (or its destination when
     /// `reverse`) and send it down.
-    fn originate(
-        &mut self,
-        now: Time,
-        flow: u32,
-        reverse: bool,
-        ip_bytes: u32,
-        ecn: Ecn,
-        body: Body,
-    ) {
+    fn originate(&mut self, now: Time, flow: u32, reverse: bool, ip_bytes: u32, ecn: Ecn, body: Body) {
         let f = &self.flows[flow as usize];
-        let (src, dst) = if reverse {
-            (f.plan.dst, f.plan.src)
-        } else {
-            (f.plan.src, f.plan.dst)
-        };
+        let (src, dst) = if reverse { (f.plan.dst, f.plan.src) } else { (f.plan.src, f.plan.dst) };
         let pk = Packet {
             uid: self.next_uid,
             flow,
@@ -351,8 +363,7 @@ impl Simulation {
         };
         self.next_uid += 1;
         let pkt = self.packets.insert(pk);
-        self.q
-            .schedule_in(self.ll_delay, Ev::LlDown { node: src, pkt });
+        self.q.schedule_in(self.ll_delay, Ev::LlDown { node: src, pkt });
     }
 
     fn cbr_tick(&mut self, now: Time, flow: u32) {
@@ -361,14 +372,7 @@ impl Simulation {
         let (seq, payload) = cbr.emit();
         let next = cbr.next_time();
         f.stats.packets_sent += 1;
-        self.originate(
-            now,
-            flow,
-            false,
-            payload + UDP_IP_HEADER_BYTES,
-            Ecn::NotEct,
-            Body::Udp { seq, payload },
-        );
+        self.originate(now, flow, false, payload + UDP_IP_HEADER_BYTES, Ecn::NotEct, Body::Udp { seq, payload });
         if let Some(t) = next {
             self.q.schedule_at(t, Ev::App { flow });
         }

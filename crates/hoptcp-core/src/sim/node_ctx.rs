@@ -45,10 +45,7 @@ pub(crate) struct Drops {
 
 impl Drops {
     pub fn new(n: usize) -> Self {
-        Drops {
-            by_node: vec![[0; N_DROP_CAUSES]; n],
-            by_kind: [[0; N_DROP_CAUSES]; 3],
-        }
+        Drops { by_node: vec![[0; N_DROP_CAUSES]; n], by_kind: [[0; N_DROP_CAUSES]; 3] }
     }
 
     pub fn record(&mut self, node: u32, cause: DropCause, kind: PacketKind) {
@@ -69,6 +66,11 @@ pub(crate) struct NodeCtx<'a> {
     pub drops: &'a mut Drops,
     pub ll_delay: Time,
     pub trace: Option<&'a mut Trace>,
+    /// The node's pending reception timer, mirrored for group RxEnd events.
+    pub recv_due: &'a mut (Time, u32),
+    /// Inside a group RxStart: reception timers are covered by the group's
+    /// RxEnd event; set to true when one is started.
+    pub batch_rx: Option<&'a mut bool>,
 }
 
 /// An open pcap trace and the first error writing it (reported at the end).
@@ -88,47 +90,32 @@ impl MacEnv for NodeCtx<'_> {
 
     #[inline]
     fn set_timer(&mut self, timer: MacTimer, at: Time, gen: u32) {
-        self.q.schedule_at(
-            at,
-            Ev::Mac {
-                node: self.node,
-                timer: timer as u8,
-                gen,
-            },
-        );
+        if timer == MacTimer::Recv {
+            *self.recv_due = (at, gen);
+            if let Some(locked) = self.batch_rx.as_deref_mut() {
+                *locked = true;
+                return;
+            }
+        }
+        self.q.schedule_at(at, Ev::Mac { node: self.node, timer: timer as u8, gen });
     }
 
     fn transmit(&mut self, frame: &Frame) {
         if let Some(tr) = self.trace.as_deref_mut() {
             let data = frame.kind == crate::mac::FrameKind::Data;
-            let rate = if data && frame.ra != crate::mac::BROADCAST {
-                tr.data_rate_bps
-            } else {
-                tr.basic_rate_bps
-            };
+            let rate = if data && frame.ra != crate::mac::BROADCAST { tr.data_rate_bps } else { tr.basic_rate_bps };
             let packet = data.then(|| self.packets.get(frame.packet));
             if let Err(e) = tr.pcap.record(self.now, frame, rate, tr.standard, packet) {
                 tr.error.get_or_insert(e);
             }
         }
-        let hearers = &self.channel.sensed_by[self.node as usize];
-        if hearers.is_empty() {
+        let groups = &self.channel.arrivals[self.node as usize];
+        if groups.is_empty() {
             return;
         }
-        let tx = self.txs.insert(Transmission {
-            frame: *frame,
-            tx_node: self.node,
-            pending: hearers.len() as u32,
-        });
-        for (k, nb) in hearers.iter().enumerate() {
-            self.q.schedule_at(
-                self.now + nb.delay,
-                Ev::RxStart {
-                    node: nb.node,
-                    tx,
-                    nbr: k as u32,
-                },
-            );
+        let tx = self.txs.insert(Transmission { frame: *frame, tx_node: self.node, pending: groups.len() as u32 });
+        for (g, group) in groups.iter().enumerate() {
+            self.q.schedule_at(self.now + group.delay, Ev::RxStart { tx, group: g as u32 });
         }
     }
 
@@ -148,13 +135,7 @@ impl MacEnv for NodeCtx<'_> {
     fn deliver_up(&mut self, frame: &Frame) {
         let copy = *self.packets.get(frame.packet);
         let pkt = self.packets.insert(copy);
-        self.q.schedule_at(
-            self.now + self.ll_delay,
-            Ev::LlUp {
-                node: self.node,
-                pkt,
-            },
-        );
+        self.q.schedule_at(self.now + self.ll_delay, Ev::LlUp { node: self.node, pkt });
     }
 
     fn packet_done(&mut self, out: &Outgoing, result: TxResult) {

@@ -91,10 +91,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 backlog_frac: n.load.busy_until(end) as f64 / end.max(1) as f64,
                 queue_max: n.ifq.max_len(),
                 queue_avg: n.ifq.avg_len(end),
-                drops: DROP_CAUSES
-                    .iter()
-                    .map(|(c, name)| (*name, d[*c as usize]))
-                    .collect(),
+                drops: DROP_CAUSES.iter().map(|(c, name)| (*name, d[*c as usize])).collect(),
             }
         })
         .collect();
@@ -109,19 +106,13 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
     for (c, name) in DROP_CAUSES {
         drops.insert(name.to_string(), serde_json::json!(totals[c as usize]));
     }
-    drops.insert(
-        "total".into(),
-        serde_json::json!(totals.iter().sum::<u64>()),
-    );
+    drops.insert("total".into(), serde_json::json!(totals.iter().sum::<u64>()));
     let by_kind: BTreeMap<&str, BTreeMap<&str, u64>> = PACKET_KINDS
         .iter()
         .map(|(k, kname)| {
             (
                 *kname,
-                DROP_CAUSES
-                    .iter()
-                    .map(|(c, cname)| (*cname, sim.drops.by_kind[*k as usize][*c as usize]))
-                    .collect(),
+                DROP_CAUSES.iter().map(|(c, cname)| (*cname, sim.drops.by_kind[*k as usize][*c as usize])).collect(),
             )
         })
         .collect();
@@ -151,11 +142,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 packets_sent: f.stats.packets_sent,
                 packets_delivered: f.stats.packets_delivered,
                 bytes_delivered: f.stats.bytes_delivered,
-                goodput_bps: if secs > 0.0 {
-                    f.stats.goodput_bytes as f64 * 8.0 / secs
-                } else {
-                    0.0
-                },
+                goodput_bps: if secs > 0.0 { f.stats.goodput_bytes as f64 * 8.0 / secs } else { 0.0 },
             }
         })
         .collect();
@@ -174,12 +161,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 .flows
                 .iter()
                 .map(|f| {
-                    let mut v: Vec<f64> = f
-                        .stats
-                        .series
-                        .iter()
-                        .map(|b| *b as f64 * 8.0 / secs)
-                        .collect();
+                    let mut v: Vec<f64> = f.stats.series.iter().map(|b| *b as f64 * 8.0 / secs).collect();
                     v.resize(buckets, 0.0);
                     (f.plan.id.to_string(), v)
                 })

@@ -57,12 +57,7 @@ impl PcapTrace {
             endianness: Endianness::Little,
         };
         let writer = PcapWriter::with_header(file, header).map_err(std::io::Error::other)?;
-        Ok(PcapTrace {
-            writer,
-            buf: Vec::with_capacity(2048),
-            zeros: Vec::new(),
-            frames: 0,
-        })
+        Ok(PcapTrace { writer, buf: Vec::with_capacity(2048), zeros: Vec::new(), frames: 0 })
     }
 
     pub fn frames(&self) -> u64 {
@@ -102,14 +97,7 @@ impl PcapTrace {
                 b.extend_from_slice(&mac_addr(frame.ta));
             }
             FrameKind::Cts | FrameKind::Ack => {
-                b.extend_from_slice(&[
-                    if frame.kind == FrameKind::Cts {
-                        0xc4
-                    } else {
-                        0xd4
-                    },
-                    0,
-                ]);
+                b.extend_from_slice(&[if frame.kind == FrameKind::Cts { 0xc4 } else { 0xd4 }, 0]);
                 b.extend_from_slice(&dur.to_le_bytes());
                 b.extend_from_slice(&mac_addr(frame.ra));
             }
@@ -132,14 +120,8 @@ impl PcapTrace {
             _ => b.len(),
         };
         let incl = b.len().min(SNAPLEN as usize);
-        let pkt = PcapPacket::new(
-            Duration::from_nanos(t),
-            orig_len.max(incl) as u32,
-            &b[..incl],
-        );
-        self.writer
-            .write_packet(&pkt)
-            .map_err(std::io::Error::other)?;
+        let pkt = PcapPacket::new(Duration::from_nanos(t), orig_len.max(incl) as u32, &b[..incl]);
+        self.writer.write_packet(&pkt).map_err(std::io::Error::other)?;
         self.frames += 1;
         Ok(())
     }
@@ -163,8 +145,8 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>) -> std::io::Result
     let (proto, port) = match p.body {
         Body::Udp { .. } => (IpNumber::UDP, 49_152 + (p.flow % 16_000) as u16),
     };
-    let mut ip = Ipv4Header::new(transport_len, p.ttl, proto, ip_addr(p.src), ip_addr(p.dst))
-        .map_err(std::io::Error::other)?;
+    let mut ip =
+        Ipv4Header::new(transport_len, p.ttl, proto, ip_addr(p.src), ip_addr(p.dst)).map_err(std::io::Error::other)?;
     ip.ecn = match p.ecn {
         Ecn::NotEct => IpEcn::NotEct,
         Ecn::Ect => IpEcn::Ect0,
@@ -175,8 +157,7 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>) -> std::io::Result
     ip.write(b)?;
     match p.body {
         Body::Udp { .. } => {
-            let udp = UdpHeader::with_ipv4_checksum(port, port, &ip, payload)
-                .map_err(std::io::Error::other)?;
+            let udp = UdpHeader::with_ipv4_checksum(port, port, &ip, payload).map_err(std::io::Error::other)?;
             udp.write(b)?;
         }
     }

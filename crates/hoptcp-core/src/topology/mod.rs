@@ -17,38 +17,24 @@ pub fn positions(spec: &TopologySpec, run_seed: u64) -> Vec<Position> {
         TopologyKind::Cross => cross(spec.hops.unwrap_or(6), spacing),
         TopologyKind::ParallelChains => {
             let gap = spec.chain_gap_m.unwrap_or(spacing);
-            (0..spec.chains.unwrap_or(2))
-                .flat_map(|k| chain(spec.hops.unwrap_or(7), spacing, k as f64 * gap))
-                .collect()
+            (0..spec.chains.unwrap_or(2)).flat_map(|k| chain(spec.hops.unwrap_or(7), spacing, k as f64 * gap)).collect()
         }
-        TopologyKind::Star => star(
-            spec.leaves.unwrap_or(1),
-            spec.radius_m.unwrap_or(DEFAULT_SPACING_M),
-        ),
+        TopologyKind::Star => star(spec.leaves.unwrap_or(1), spec.radius_m.unwrap_or(DEFAULT_SPACING_M)),
         TopologyKind::Random => random(
             spec.nodes.unwrap_or(1),
             spec.width_m.unwrap_or(1000.0),
             spec.height_m.unwrap_or(1000.0),
             spec.topology_seed.unwrap_or(run_seed),
         ),
-        TopologyKind::Explicit => spec
-            .positions
-            .as_deref()
-            .unwrap_or(&[])
-            .iter()
-            .map(|p| Position { x: p[0], y: p[1] })
-            .collect(),
+        TopologyKind::Explicit => {
+            spec.positions.as_deref().unwrap_or(&[]).iter().map(|p| Position { x: p[0], y: p[1] }).collect()
+        }
     }
 }
 
 /// `hops + 1` nodes on a horizontal line.
 pub fn chain(hops: u32, spacing: f64, y: f64) -> Vec<Position> {
-    (0..=hops)
-        .map(|i| Position {
-            x: i as f64 * spacing,
-            y,
-        })
-        .collect()
+    (0..=hops).map(|i| Position { x: i as f64 * spacing, y }).collect()
 }
 
 /// `rows × cols` nodes; node `r * cols + c` at column c, row r.
@@ -56,10 +42,7 @@ pub fn grid(rows: u32, cols: u32, spacing: f64) -> Vec<Position> {
     let mut v = Vec::with_capacity((rows * cols) as usize);
     for r in 0..rows {
         for c in 0..cols {
-            v.push(Position {
-                x: c as f64 * spacing,
-                y: r as f64 * spacing,
-            });
+            v.push(Position { x: c as f64 * spacing, y: r as f64 * spacing });
         }
     }
     v
@@ -76,10 +59,7 @@ pub fn cross(hops: u32, spacing: f64) -> Vec<Position> {
     let cx = mid as f64 * spacing;
     for j in 0..=hops {
         if j != mid {
-            v.push(Position {
-                x: cx,
-                y: (j as f64 - mid as f64) * spacing,
-            });
+            v.push(Position { x: cx, y: (j as f64 - mid as f64) * spacing });
         }
     }
     v
@@ -90,10 +70,7 @@ pub fn star(leaves: u32, radius: f64) -> Vec<Position> {
     let mut v = vec![Position { x: 0.0, y: 0.0 }];
     for i in 0..leaves {
         let a = 2.0 * std::f64::consts::PI * i as f64 / leaves as f64;
-        v.push(Position {
-            x: radius * a.cos(),
-            y: radius * a.sin(),
-        });
+        v.push(Position { x: radius * a.cos(), y: radius * a.sin() });
     }
     v
 }
@@ -101,23 +78,13 @@ pub fn star(leaves: u32, radius: f64) -> Vec<Position> {
 /// `n` nodes uniform in a `w × h` rectangle (seeded).
 pub fn random(n: u32, w: f64, h: f64, seed: u64) -> Vec<Position> {
     let mut rng = RngStream::new(seed, 0, StreamPurpose::Topology);
-    (0..n)
-        .map(|_| Position {
-            x: rng.uniform_in(0.0, w),
-            y: rng.uniform_in(0.0, h),
-        })
-        .collect()
+    (0..n).map(|_| Position { x: rng.uniform_in(0.0, w), y: rng.uniform_in(0.0, h) }).collect()
 }
 
 /// Shortest-hop path from `src` to `dst` over `links` (breadth-first;
 /// neighbours visited in increasing id order, so ties break the same way
 /// every run). `None` when unreachable.
-pub fn shortest_path(
-    n: usize,
-    links: impl Fn(u32) -> Vec<u32>,
-    src: u32,
-    dst: u32,
-) -> Option<Vec<u32>> {
+pub fn shortest_path(n: usize, links: impl Fn(u32) -> Vec<u32>, src: u32, dst: u32) -> Option<Vec<u32>> {
     let mut parent = vec![u32::MAX; n];
     let mut seen = vec![false; n];
     let mut q = std::collections::VecDeque::new();
@@ -155,21 +122,9 @@ mod tests {
         assert_eq!(p.len(), 13);
         // Vertical chain 7,8,9,[3],10,11,12 passes through node 3 at x=600.
         assert_eq!(p[3], Position { x: 600.0, y: 0.0 });
-        assert_eq!(
-            p[9],
-            Position {
-                x: 600.0,
-                y: -200.0
-            }
-        );
+        assert_eq!(p[9], Position { x: 600.0, y: -200.0 });
         assert_eq!(p[10], Position { x: 600.0, y: 200.0 });
-        assert_eq!(
-            p[7],
-            Position {
-                x: 600.0,
-                y: -600.0
-            }
-        );
+        assert_eq!(p[7], Position { x: 600.0, y: -600.0 });
         assert_eq!(p[12], Position { x: 600.0, y: 600.0 });
     }
 
@@ -184,9 +139,7 @@ mod tests {
     fn random_is_seeded() {
         assert_eq!(random(10, 100.0, 50.0, 3), random(10, 100.0, 50.0, 3));
         assert_ne!(random(10, 100.0, 50.0, 3), random(10, 100.0, 50.0, 4));
-        assert!(random(100, 100.0, 50.0, 3)
-            .iter()
-            .all(|p| (0.0..100.0).contains(&p.x) && (0.0..50.0).contains(&p.y)));
+        assert!(random(100, 100.0, 50.0, 3).iter().all(|p| (0.0..100.0).contains(&p.x) && (0.0..50.0).contains(&p.y)));
     }
 
     #[test]
