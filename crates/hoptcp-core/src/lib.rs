@@ -12,3 +12,4 @@
 pub mod engine;
 pub mod mac;
 pub mod phy;
+pub mod transport;

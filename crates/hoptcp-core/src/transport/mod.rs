@@ -1,0 +1,7 @@
+//! Transport layer: end-to-end protocols as sans-IO state machines. The
+//! simulator feeds them segments and clock ticks and carries what they emit;
+//! they never see the event queue or the network.
+
+pub mod tcp;
+
+pub use tcp::{TcpConfig, TcpSegment, Variant};
