@@ -4,4 +4,4 @@
 
 pub mod tcp;
 
-pub use tcp::{TcpConfig, TcpSegment, Variant};
+pub use tcp::{TcpConfig, TcpReceiver, TcpReceiverStats, TcpSegment, Variant};

@@ -13,9 +13,11 @@
 //! accounting).
 
 pub mod config;
+pub mod receiver;
 pub mod rto;
 pub mod segment;
 pub mod window_stats;
 
 pub use config::{TcpConfig, Variant};
+pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use segment::TcpSegment;
