@@ -4,4 +4,6 @@
 
 pub mod tcp;
 
-pub use tcp::{TcpConfig, TcpReceiver, TcpReceiverStats, TcpSegment, Variant};
+pub use tcp::{
+    TcpConfig, TcpReceiver, TcpReceiverStats, TcpSegment, TcpSender, TcpSenderStats, Variant,
+};

@@ -13,11 +13,16 @@
 //! accounting).
 
 pub mod config;
+pub mod newreno;
 pub mod receiver;
+pub mod reno;
 pub mod rto;
 pub mod segment;
+pub mod sender;
+pub mod vegas;
 pub mod window_stats;
 
 pub use config::{TcpConfig, Variant};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use segment::TcpSegment;
+pub use sender::{TcpSender, TcpSenderStats};
