@@ -22,6 +22,9 @@ pub mod sender;
 pub mod vegas;
 pub mod window_stats;
 
+#[cfg(test)]
+mod tests;
+
 pub use config::{TcpConfig, Variant};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use segment::TcpSegment;
