@@ -345,6 +345,23 @@ mod ecn_tests {
     }
 
     #[test]
+    fn timeout_after_ecn_cut_keeps_ssthresh() {
+        let mut s = ecn_at_window_8();
+        let t: Time = 200 * MS;
+        s.on_segment(t, &ack_ece(7));
+        assert_eq!(s.ssthresh(), 4.0);
+        let d = s.next_timer().unwrap();
+        s.on_timer(d);
+        // ns-2: ECN already halved ssthresh for this window.
+        assert_eq!(s.cwnd(), 1.0);
+        assert_eq!(s.ssthresh(), 4.0);
+        assert_eq!(s.stats(d).timeouts, 1);
+        let v = drain(&mut s, d);
+        assert_eq!(seqs(&v), vec![8]);
+        assert!(v[0].cwr, "CWR after the window reduction");
+    }
+
+    #[test]
     fn ece_ignored_without_ecn() {
         let c = TcpConfig {
             initial_ssthresh: 1000,
