@@ -1,0 +1,118 @@
+//! TCP parameters. Defaults are ns-2.35's (`tcl/lib/ns-default.tcl`) except
+//! where a field says otherwise.
+
+use crate::engine::{Time, NS_PER_MS, NS_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// Congestion-control variant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// ns-2 `Agent/TCP/Newreno` (RFC 6582 with partial window deflation).
+    #[default]
+    NewReno,
+    /// ns-2 `Agent/TCP/Reno`: any new ACK ends fast recovery.
+    Reno,
+    /// ns-2 `Agent/TCP/Vegas` (Brakmo & Peterson, after USC's NetBSD code).
+    Vegas,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TcpConfig {
+    pub variant: Variant,
+    /// Payload bytes per data packet (ns-2 `packetSize_`).
+    pub payload_bytes: u32,
+    /// Receiver-window clamp in packets (ns-2 `window_`, the papers' MaxWin).
+    pub max_window: u32,
+    /// cwnd once the setup segment is acknowledged (ns-2 `windowInit_`).
+    pub initial_window: u32,
+    /// Initial slow-start threshold in packets. 0 means "= max_window",
+    /// which is what ns-2.35 really does: `TcpAgent::reset()` (run for every
+    /// agent by `$ns run`) sets `ssthresh_ = window_`.
+    pub initial_ssthresh: u32,
+    pub ecn: bool,
+    /// Receiver: delay ACKs (ns-2 `Agent/TCPSink/DelAck`); false = ACK
+    /// every packet (`Agent/TCPSink`).
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Time,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    /// RTT clock granularity (ns-2 `tcpTick_`).
+    pub tick: Time,
+    /// Duplicate ACKs that trigger fast retransmit (ns-2 `numdupacks_`).
+    pub dupack_threshold: u32,
+    pub vegas_alpha: f64,
+    pub vegas_beta: f64,
+    pub vegas_gamma: f64,
+    /// Send the 40-byte setup segment first (ns-2 `syn_`).
+    pub syn: bool,
+    /// Limited transmit (RFC 3042): the first and second duplicate ACKs
+    /// each release one new packet. On in ns-2.35 (`singledup_ 1`) for Reno
+    /// and NewReno; Vegas has its own duplicate-ACK handling and ignores it.
+    pub limited_transmit: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::NewReno,
+            payload_bytes: 1460,
+            max_window: 32,
+            initial_window: 2,
+            initial_ssthresh: 20,
+            ecn: false,
+            delayed_ack: false,
+            delayed_ack_timeout: 100 * NS_PER_MS,
+            min_rto: 200 * NS_PER_MS,
+            max_rto: 60 * NS_PER_S,
+            initial_rto: 3 * NS_PER_S,
+            tick: 10 * NS_PER_MS,
+            dupack_threshold: 3,
+            vegas_alpha: 1.0,
+            vegas_beta: 3.0,
+            vegas_gamma: 1.0,
+            syn: true,
+            limited_transmit: true,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The initial ssthresh actually used (resolves the 0 = max_window rule).
+    pub fn effective_initial_ssthresh(&self) -> u32 {
+        if self.initial_ssthresh == 0 {
+            self.max_window
+        } else {
+            self.initial_ssthresh
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variant_serde_names() {
+        assert_eq!(serde_json::to_string(&Variant::NewReno).unwrap(), "\"newreno\"");
+        assert_eq!(serde_json::to_string(&Variant::Reno).unwrap(), "\"reno\"");
+        assert_eq!(serde_json::to_string(&Variant::Vegas).unwrap(), "\"vegas\"");
+        let v: Variant = serde_json::from_str("\"vegas\"").unwrap();
+        assert_eq!(v, Variant::Vegas);
+        assert!(serde_json::from_str::<Variant>("\"tahoe\"").is_err());
+    }
+
+    #[test]
+    fn defaults_and_partial_deserialize() {
+        let c: TcpConfig = serde_json::from_str(r#"{"max_window": 4, "variant": "reno"}"#).unwrap();
+        assert_eq!(c.max_window, 4);
+        assert_eq!(c.variant, Variant::Reno);
+        assert_eq!(c.payload_bytes, 1460);
+        assert_eq!(c.initial_rto, 3 * NS_PER_S);
+        assert_eq!(c.effective_initial_ssthresh(), 20);
+        let c0 = TcpConfig { initial_ssthresh: 0, ..c };
+        assert_eq!(c0.effective_initial_ssthresh(), 4);
+    }
+}

@@ -1,0 +1,31 @@
+//! Packet-counted TCP after ns-2.35's one-way agents (`Agent/TCP/Newreno`,
+//! `Agent/TCP/Reno`, `Agent/TCP/Vegas`) and their sinks (`Agent/TCPSink`,
+//! `Agent/TCPSink/DelAck`), which the reproduced papers used.
+//!
+//! Sequence numbers count packets, not bytes. Packet 0 is the 40-byte
+//! connection-setup segment; data packets are 1, 2, ...
+//!
+//! Layout: [`segment`] (what goes on the wire), [`config`], [`rto`] (RTT
+//! estimation and the retransmission timeout), [`sender`] (machinery common
+//! to all variants, and the enum that dispatches to them), one file per
+//! congestion-control variant ([`newreno`], [`reno`], [`vegas`]),
+//! [`receiver`] (the sink) and [`window_stats`] (time-weighted window
+//! accounting).
+
+pub mod config;
+pub mod newreno;
+pub mod receiver;
+pub mod reno;
+pub mod rto;
+pub mod segment;
+pub mod sender;
+pub mod vegas;
+pub mod window_stats;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{TcpConfig, Variant};
+pub use receiver::{TcpReceiver, TcpReceiverStats};
+pub use segment::TcpSegment;
+pub use sender::{TcpSender, TcpSenderStats};

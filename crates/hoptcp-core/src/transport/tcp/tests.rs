@@ -1,0 +1,280 @@
+//! Sender and receiver together through a fake network: a FIFO bottleneck
+//! with fixed propagation delays, deterministic losses and ECN marking.
+
+use super::sender::testutil::MS;
+use super::*;
+use crate::engine::{Time, NS_PER_S};
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Data(TcpSegment, bool),
+    Ack(TcpSegment),
+}
+
+type DropFn = Box<dyn FnMut(&TcpSegment, u32) -> bool>;
+
+struct Sim {
+    now: Time,
+    tx: TcpSender,
+    rx: TcpReceiver,
+    /// Bottleneck service time per data packet; ACKs are not queued.
+    service: Time,
+    fwd_delay: Time,
+    rev_delay: Time,
+    busy_until: Time,
+    /// Mark CE (on ECT packets) when this many are queued ahead.
+    mark_above: Option<u64>,
+    drop: DropFn,
+    events: Vec<(Time, u64, Ev)>,
+    order: u64,
+    /// Transmissions per packet number.
+    sends: Vec<u32>,
+    dropped: u64,
+    acks_seen: Vec<u64>,
+    /// Largest distance from the cumulative ACK to a packet sent.
+    max_ahead: i64,
+    /// (time, cwnd) after every ACK.
+    trace: Vec<(Time, f64)>,
+}
+
+impl Sim {
+    fn new(cfg: &TcpConfig, service: Time, fwd: Time, rev: Time, drop: DropFn) -> Self {
+        Sim {
+            now: 0,
+            tx: TcpSender::new(cfg),
+            rx: TcpReceiver::new(cfg),
+            service,
+            fwd_delay: fwd,
+            rev_delay: rev,
+            busy_until: 0,
+            mark_above: None,
+            drop,
+            events: Vec::new(),
+            order: 0,
+            sends: Vec::new(),
+            dropped: 0,
+            acks_seen: Vec::new(),
+            max_ahead: 0,
+            trace: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, t: Time, ev: Ev) {
+        self.order += 1;
+        self.events.push((t, self.order, ev));
+    }
+
+    fn flush(&mut self) {
+        let base = self.tx.highest_ack().map_or(-1, |a| a as i64);
+        while let Some(seg) = self.tx.poll_transmit(self.now) {
+            self.max_ahead = self.max_ahead.max(seg.seq as i64 - base);
+            let n = seg.seq as usize;
+            if self.sends.len() <= n {
+                self.sends.resize(n + 1, 0);
+            }
+            self.sends[n] += 1;
+            if (self.drop)(&seg, self.sends[n]) {
+                self.dropped += 1;
+                continue;
+            }
+            let start = self.now.max(self.busy_until);
+            let queued = (start - self.now) / self.service.max(1);
+            self.busy_until = start + self.service;
+            let ce = seg.ect && self.mark_above.is_some_and(|k| queued > k);
+            self.push(self.busy_until + self.fwd_delay, Ev::Data(seg, ce));
+        }
+        while let Some(a) = self.rx.poll_transmit(self.now) {
+            self.push(self.now + self.rev_delay, Ev::Ack(a));
+        }
+    }
+
+    fn run_until(&mut self, until: Time) {
+        loop {
+            self.flush();
+            let t_ev = self.events.iter().map(|e| e.0).min();
+            let next = [t_ev, self.tx.next_timer(), self.rx.next_timer()].into_iter().flatten().min();
+            let Some(next) = next.filter(|&t| t <= until) else {
+                self.now = until;
+                return;
+            };
+            assert!(next >= self.now, "time went backwards");
+            self.now = next;
+            if self.tx.next_timer() == Some(next) {
+                self.tx.on_timer(next);
+                continue;
+            }
+            if self.rx.next_timer() == Some(next) {
+                self.rx.on_timer(next);
+                continue;
+            }
+            let i = (0..self.events.len()).min_by_key(|&i| (self.events[i].0, self.events[i].1)).unwrap();
+            let (_, _, ev) = self.events.swap_remove(i);
+            match ev {
+                Ev::Data(seg, ce) => self.rx.on_segment(next, &seg, ce),
+                Ev::Ack(a) => {
+                    self.acks_seen.push(a.ack);
+                    self.tx.on_segment(next, &a);
+                    self.trace.push((next, self.tx.cwnd()));
+                }
+            }
+        }
+    }
+}
+
+/// Send `n` packets through losses; check complete in-order delivery.
+fn transfer(cfg: &TcpConfig, n: u64, drop: DropFn) -> Sim {
+    let mut sim = Sim::new(cfg, 2 * MS, 20 * MS, 20 * MS, drop);
+    sim.tx.add_data(0, n);
+    sim.run_until(600 * NS_PER_S);
+    let st = sim.rx.stats();
+    assert_eq!(st.packets_delivered, n, "{:?}: delivered", cfg.variant);
+    assert_eq!(st.bytes_delivered, n * cfg.payload_bytes as u64);
+    assert_eq!(sim.rx.next_expected(), n + 1);
+    assert!(sim.tx.all_acked(), "{:?}: sender not done", cfg.variant);
+    assert!(sim.acks_seen.windows(2).all(|w| w[1] >= w[0]), "cumulative ACKs never go back");
+    sim
+}
+
+/// Losses: the setup segment once, a burst of three, a scattering of
+/// single losses, and a retransmission lost too.
+fn loss_pattern() -> DropFn {
+    Box::new(|seg: &TcpSegment, nth: u32| {
+        let s = seg.seq;
+        match nth {
+            1 => s == 0 || (40..=42).contains(&s) || (s > 60 && s.is_multiple_of(37)) || s == 100,
+            2 => s == 100,
+            _ => false,
+        }
+    })
+}
+
+#[test]
+fn end_to_end_delivers_everything_in_order_through_losses() {
+    for variant in [Variant::NewReno, Variant::Reno, Variant::Vegas] {
+        for delayed_ack in [false, true] {
+            let cfg = TcpConfig { variant, delayed_ack, max_window: 16, ..TcpConfig::default() };
+            let sim = transfer(&cfg, 400, loss_pattern());
+            let st = sim.tx.stats(sim.now);
+            assert!(sim.dropped >= 12, "{variant:?}");
+            assert!(st.retransmissions >= sim.dropped, "{variant:?}: {st:?}");
+            assert!(st.timeouts >= 1, "the lost setup segment needs a timeout");
+            assert_eq!(st.packets_sent, sim.sends.iter().map(|&n| n as u64).sum::<u64>());
+            assert!(st.avg_window > 1.0 && st.avg_window <= 16.0, "{st:?}");
+            // The histogram covers the time from the first transmission
+            // (the setup segment at t=0) to now.
+            let hist_total: f64 = st.window_hist.iter().sum();
+            assert!((hist_total - sim.now as f64 / 1e9).abs() < 1e-6, "{hist_total}");
+            assert!(st.rtt_samples > 10);
+            assert!(st.avg_rtt_s >= 0.040, "{}", st.avg_rtt_s);
+        }
+    }
+}
+
+#[test]
+fn end_to_end_newreno_recovers_burst_without_timeout() {
+    let cfg = TcpConfig { max_window: 16, initial_ssthresh: 16, ..TcpConfig::default() };
+    // Only a burst of three losses in one window.
+    let sim = transfer(&cfg, 200, Box::new(|s: &TcpSegment, nth| nth == 1 && (50..=52).contains(&s.seq)));
+    let st = sim.tx.stats(sim.now);
+    assert_eq!(st.timeouts, 0, "{st:?}");
+    assert_eq!(st.fast_retransmits, 1);
+    assert_eq!(st.retransmissions, 3);
+}
+
+#[test]
+fn end_to_end_ecn_marks_instead_of_losses() {
+    let cfg = TcpConfig { ecn: true, max_window: 32, initial_ssthresh: 32, ..TcpConfig::default() };
+    let mut sim = Sim::new(&cfg, 5 * MS, 10 * MS, 10 * MS, Box::new(|_, _| false));
+    sim.mark_above = Some(4);
+    sim.tx.add_data(0, 2000);
+    sim.run_until(100 * NS_PER_S);
+    assert_eq!(sim.rx.stats().packets_delivered, 2000);
+    let st = sim.tx.stats(sim.now);
+    assert_eq!(st.retransmissions, 0);
+    assert!(st.ecn_reductions >= 3, "{st:?}");
+    // The window stays near the marking threshold plus the pipe (~6).
+    assert!(st.avg_window < 16.0, "{st:?}");
+}
+
+/// Vegas through a bottleneck of 10 ms per packet and 50 ms of
+/// propagation: the pipe holds (50 + 10) / 10 = 6 packets, and Vegas aims
+/// at alpha..beta = 1..3 packets queued, a window of about 7..9.
+fn vegas_sim(initial_ssthresh: u32) -> Sim {
+    let cfg = TcpConfig { variant: Variant::Vegas, max_window: 64, initial_ssthresh, ..TcpConfig::default() };
+    let mut sim = Sim::new(&cfg, 10 * MS, 25 * MS, 25 * MS, Box::new(|_, _| false));
+    sim.tx.add_data(0, u64::MAX);
+    sim
+}
+
+fn cwnd_range(trace: &[(Time, f64)], from: Time, to: Time) -> (f64, f64) {
+    trace.iter().filter(|e| e.0 > from && e.0 <= to).fold((f64::MAX, 0.0f64), |(l, h), e| (l.min(e.1), h.max(e.1)))
+}
+
+#[test]
+fn vegas_increases_holds_then_decreases() {
+    // Congestion avoidance from the start (ssthresh 2).
+    let mut sim = vegas_sim(2);
+    sim.run_until(30 * NS_PER_S);
+    assert_eq!(sim.tx.stats(sim.now).retransmissions, 0);
+    // The first data ACK sets the initial window (1 -> 2) and adds 1/2.
+    assert_eq!((sim.trace[0].1, sim.trace[1].1), (1.0, 2.5));
+    // Increase: about one packet per RTT (1/cwnd per ACK), never faster.
+    assert!(sim.trace[1..].windows(2).all(|w| w[1].1 - w[0].1 <= 0.4 + 1e-9));
+    let (_, hi_1s) = cwnd_range(&sim.trace, 0, NS_PER_S);
+    assert!(hi_1s >= 7.0, "grew from 2 to {hi_1s} in 1 s");
+    // Hold: queue between alpha and beta, window steady.
+    let (lo, hi) = cwnd_range(&sim.trace, 5 * NS_PER_S, 30 * NS_PER_S);
+    assert!(lo >= 6.5 && hi < 10.0, "holds near 7..9: {lo}..{hi}");
+    assert!(hi - lo <= 1.0, "holds: {lo}..{hi}");
+
+    // The bottleneck slows to 20 ms per packet: the pipe shrinks to 3.5
+    // packets, the queue grows, diff > beta: one packet less per RTT.
+    sim.service = 20 * MS;
+    let t_change = sim.now;
+    let before = sim.tx.cwnd();
+    sim.run_until(60 * NS_PER_S);
+    let after = sim.tx.cwnd();
+    assert!(after <= before - 2.0, "{before} -> {after}");
+    assert!((4.0..7.5).contains(&after), "{after}");
+    let phase: Vec<&(Time, f64)> = sim.trace.iter().filter(|e| e.0 > t_change).collect();
+    assert!(phase.windows(2).all(|w| w[1].1 >= w[0].1 - 1.0 - 1e-9), "one packet at a time");
+    let (lo, hi) = cwnd_range(&sim.trace, 45 * NS_PER_S, 60 * NS_PER_S);
+    assert!(hi - lo <= 1.0, "holds again: {lo}..{hi}");
+    assert_eq!(sim.tx.stats(sim.now).retransmissions, 0);
+}
+
+#[test]
+fn vegas_slow_start_grows_every_other_rtt_and_exits_on_gamma() {
+    let mut sim = vegas_sim(20);
+    sim.run_until(10 * NS_PER_S);
+    assert_eq!(sim.tx.stats(sim.now).retransmissions, 0);
+    assert_eq!(sim.tx.ssthresh(), 2.0, "left slow start on diff > gamma");
+    // Leaving slow start cuts cwnd by an eighth.
+    let cut = sim.trace.windows(2).find(|w| w[1].1 < w[0].1).map(|w| (w[0].1, w[1].1)).unwrap();
+    assert_eq!(cut.1, cut.0 - cut.0 / 8.0, "{cut:?}");
+    // Slow start: the first data ACK sets the initial window and adds 1
+    // (1 -> 3); then +1 per ACK in growing RTTs, with flat RTTs between.
+    let growth: Vec<f64> = sim.trace.windows(2).map(|w| w[1].1 - w[0].1).take_while(|&d| d >= 0.0).collect();
+    assert_eq!(growth[0], 2.0);
+    assert!(growth[1..].iter().all(|&d| d == 0.0 || d == 1.0), "{growth:?}");
+    let runs = growth[1..].windows(2).filter(|w| w[0] == 0.0 && w[1] == 1.0).count();
+    assert!(runs >= 2, "alternating flat and growing RTTs: {growth:?}");
+    // Then it settles in the alpha..beta band.
+    let (lo, hi) = cwnd_range(&sim.trace, 5 * NS_PER_S, 10 * NS_PER_S);
+    assert!(lo >= 6.5 && hi < 10.0, "{lo}..{hi}");
+}
+
+#[test]
+fn window_never_exceeds_max_window_end_to_end() {
+    for variant in [Variant::NewReno, Variant::Reno, Variant::Vegas] {
+        for max_window in [1, 3, 8] {
+            let cfg = TcpConfig { variant, max_window, ..TcpConfig::default() };
+            let sim = transfer(&cfg, 300, loss_pattern());
+            assert!(sim.max_ahead <= max_window as i64, "{variant:?} {max_window}: {}", sim.max_ahead);
+            assert_eq!(sim.max_ahead, max_window as i64, "the window is used");
+            let st = sim.tx.stats(sim.now);
+            assert_eq!(st.window_hist.len(), max_window as usize + 1);
+            assert!(st.avg_window <= max_window as f64);
+        }
+    }
+}
