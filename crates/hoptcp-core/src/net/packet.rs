@@ -4,6 +4,7 @@
 
 use crate::engine::Time;
 use crate::mac::NodeId;
+use crate::transport::TcpSegment;
 
 /// The two ECN bits of the IP header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,6 +30,7 @@ pub const PACKET_KINDS: [(PacketKind, &str); 3] =
 #[derive(Clone, Copy, Debug)]
 pub enum Body {
     Udp { seq: u64, payload: u32 },
+    Tcp(TcpSegment),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -55,12 +57,15 @@ impl Packet {
     pub fn kind(&self) -> PacketKind {
         match self.body {
             Body::Udp { .. } => PacketKind::Udp,
+            Body::Tcp(s) if s.is_ack => PacketKind::TcpAck,
+            Body::Tcp(_) => PacketKind::TcpData,
         }
     }
 
     pub fn payload_bytes(&self) -> u32 {
         match self.body {
             Body::Udp { payload, .. } => payload,
+            Body::Tcp(s) => s.payload_bytes,
         }
     }
 }

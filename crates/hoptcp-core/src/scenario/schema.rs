@@ -234,7 +234,10 @@ pub struct TcpSpec {
     pub delayed_ack: bool,
     pub min_rto_s: f64,
     pub initial_window: u32,
-    pub initial_ssthresh: u32,
+    /// Initial slow-start threshold; omitted = max_window (ns-2 resets
+    /// ssthresh_ to window_ when the run starts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<u32>,
 }
 
 impl Default for TcpSpec {
@@ -247,7 +250,7 @@ impl Default for TcpSpec {
             delayed_ack: false,
             min_rto_s: 0.2,
             initial_window: 2,
-            initial_ssthresh: 20,
+            initial_ssthresh: None,
         }
     }
 }

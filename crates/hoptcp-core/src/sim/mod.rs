@@ -15,9 +15,10 @@ use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
 use crate::mac::{Dcf, Frame, MacParams, MacTimer, Outgoing, Timing};
 use crate::net::{Body, DropCause, Ecn, IfQueue, Packet, Slab};
 use crate::phy::Channel;
-use crate::scenario::schema::{AppKind, TransportKind};
+use crate::scenario::schema::{AppKind, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
+use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
 pub use report::RunReport;
 
@@ -55,6 +56,19 @@ pub(crate) enum Ev {
     App {
         flow: u32,
     },
+    /// A TCP flow's application starts (FTP: infinite backlog) or stops.
+    FlowStart {
+        flow: u32,
+    },
+    FlowStop {
+        flow: u32,
+    },
+    /// A TCP sender (side 0) or receiver (side 1) timer.
+    Tcp {
+        flow: u32,
+        side: u8,
+        gen: u32,
+    },
 }
 
 /// A frame on the air, shared by all its receivers until each has seen it.
@@ -87,7 +101,60 @@ pub(crate) struct FlowStats {
 pub(crate) struct Flow {
     pub plan: FlowPlan,
     pub cbr: Option<Cbr>,
+    pub tcp: Option<TcpFlow>,
     pub stats: FlowStats,
+}
+
+/// Both ends of a TCP connection and their timers as scheduled events.
+pub(crate) struct TcpFlow {
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    /// Per side: generation of the scheduled timer event and its time.
+    pub timer: [(u32, Option<Time>); 2],
+    /// The application stopped: nothing more is sent.
+    pub stopped: bool,
+}
+
+impl FlowStats {
+    /// Count `bytes` of payload delivered at `now` towards goodput and the
+    /// time series.
+    fn count_goodput(&mut self, now: Time, bytes: u64, warmup: Time, interval: Option<Time>) {
+        if now >= warmup {
+            self.goodput_bytes += bytes;
+        }
+        if let Some(iv) = interval {
+            let b = (now / iv) as usize;
+            if self.series.len() <= b {
+                self.series.resize(b + 1, 0);
+            }
+            self.series[b] += bytes;
+        }
+    }
+}
+
+/// A TCP connection set up from the flow's resolved TCP settings.
+fn tcp_flow(f: &FlowPlan, seed: u64) -> TcpFlow {
+    let t = &f.tcp;
+    let cfg = TcpConfig {
+        variant: match t.variant {
+            TcpVariantSpec::Newreno => Variant::NewReno,
+            TcpVariantSpec::Reno => Variant::Reno,
+            TcpVariantSpec::Vegas => Variant::Vegas,
+        },
+        payload_bytes: t.payload_bytes,
+        max_window: t.max_window,
+        initial_window: t.initial_window,
+        initial_ssthresh: t.initial_ssthresh.unwrap_or(0),
+        ecn: t.ecn,
+        delayed_ack: t.delayed_ack,
+        min_rto: from_secs(t.min_rto_s),
+        ..TcpConfig::default()
+    };
+    let mut sender = TcpSender::new(&cfg);
+    // ns-2 offsets each agent's 10 ms RTT clock by a random boot time.
+    let mut rng = RngStream::new(seed, f.id as u64, StreamPurpose::Transport);
+    sender.set_tick_phase((rng.uniform() * cfg.tick as f64) as Time);
+    TcpFlow { sender, receiver: TcpReceiver::new(&cfg), timer: [(0, None); 2], stopped: false }
 }
 
 impl Flow {
@@ -157,6 +224,7 @@ impl Simulation {
                     let rng = RngStream::new(seed, f.id as u64, StreamPurpose::AppTraffic);
                     Cbr::new(f.rate_bps, f.packet_bytes, f.start, f.stop, f.jitter, rng)
                 }),
+                tcp: (f.transport == TransportKind::Tcp).then(|| tcp_flow(f, seed)),
                 stats: FlowStats::default(),
             })
             .collect();
@@ -183,7 +251,12 @@ impl Simulation {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {
                 sim.q.schedule_at(t, Ev::App { flow: i as u32 });
             }
-            debug_assert!(f.plan.transport == TransportKind::Udp, "TCP flows not wired yet");
+            if f.tcp.is_some() {
+                sim.q.schedule_at(f.plan.start, Ev::FlowStart { flow: i as u32 });
+                if f.plan.stop < sim.end {
+                    sim.q.schedule_at(f.plan.stop, Ev::FlowStop { flow: i as u32 });
+                }
+            }
         }
         sim
     }
@@ -191,7 +264,10 @@ impl Simulation {
     /// Write every frame put on the air to a pcap file.
     pub fn trace_to(&mut self, path: &std::path::Path) -> std::io::Result<()> {
         self.trace = Some(Trace {
-            pcap: crate::stats::pcap::PcapTrace::create(path)?,
+            pcap: crate::stats::pcap::PcapTrace::create(
+                path,
+                self.flows.iter().map(|f| if f.tcp.is_some() { f.plan.tcp.payload_bytes } else { 1 }).collect(),
+            )?,
             data_rate_bps: self.p.timing.data_rate_bps,
             basic_rate_bps: self.p.timing.basic_rate_bps,
             standard: self.p.timing.standard,
@@ -262,6 +338,34 @@ impl Simulation {
             Ev::LlDown { node, pkt } => self.enqueue(now, node, pkt),
             Ev::LlUp { node, pkt } => self.net_receive(now, node, pkt),
             Ev::App { flow } => self.cbr_tick(now, flow),
+            Ev::FlowStart { flow } => {
+                if let Some(t) = self.flows[flow as usize].tcp.as_mut() {
+                    t.sender.add_data(now, crate::app::FTP_BACKLOG);
+                }
+                self.pump_tcp(now, flow);
+            }
+            Ev::FlowStop { flow } => {
+                if let Some(t) = self.flows[flow as usize].tcp.as_mut() {
+                    t.stopped = true;
+                }
+            }
+            Ev::Tcp { flow, side, gen } => {
+                let Some(t) = self.flows[flow as usize].tcp.as_mut() else { return };
+                let slot = &mut t.timer[side as usize];
+                if slot.0 != gen {
+                    return;
+                }
+                slot.1 = None;
+                if side == 0 {
+                    if t.stopped {
+                        return;
+                    }
+                    t.sender.on_timer(now);
+                } else {
+                    t.receiver.on_timer(now);
+                }
+                self.pump_tcp(now, flow);
+            }
         }
     }
 
@@ -380,23 +484,56 @@ impl Simulation {
 
     /// A packet reached its destination node.
     fn deliver(&mut self, now: Time, pk: Packet) {
-        let warmup = self.warmup;
-        let interval = self.series_interval;
+        let (warmup, interval) = (self.warmup, self.series_interval);
         let f = &mut self.flows[pk.flow as usize];
         match pk.body {
             Body::Udp { payload, .. } => {
-                let s = &mut f.stats;
-                s.packets_delivered += 1;
-                s.bytes_delivered += payload as u64;
-                if now >= warmup {
-                    s.goodput_bytes += payload as u64;
-                }
-                if let Some(iv) = interval {
-                    let b = (now / iv) as usize;
-                    if s.series.len() <= b {
-                        s.series.resize(b + 1, 0);
+                f.stats.packets_delivered += 1;
+                f.stats.bytes_delivered += payload as u64;
+                f.stats.count_goodput(now, payload as u64, warmup, interval);
+            }
+            Body::Tcp(seg) => {
+                let Some(t) = f.tcp.as_mut() else { return };
+                if pk.reverse {
+                    if !t.stopped {
+                        t.sender.on_segment(now, &seg);
                     }
-                    s.series[b] += payload as u64;
+                } else {
+                    let before = t.receiver.stats();
+                    t.receiver.on_segment(now, &seg, pk.ecn == Ecn::Ce);
+                    let after = t.receiver.stats();
+                    f.stats.packets_delivered = after.packets_delivered;
+                    f.stats.bytes_delivered = after.bytes_delivered;
+                    f.stats.count_goodput(now, after.bytes_delivered - before.bytes_delivered, warmup, interval);
+                }
+                self.pump_tcp(now, pk.flow);
+            }
+        }
+    }
+
+    /// Send whatever both TCP ends want to send now and keep their timer
+    /// events in step with their deadlines.
+    fn pump_tcp(&mut self, now: Time, flow: u32) {
+        loop {
+            let t = self.flows[flow as usize].tcp.as_mut().expect("TCP flow");
+            let seg = if t.stopped { None } else { t.sender.poll_transmit(now) };
+            let Some(seg) = seg else { break };
+            self.flows[flow as usize].stats.packets_sent += 1;
+            let ecn = if seg.ect { Ecn::Ect } else { Ecn::NotEct };
+            self.originate(now, flow, false, seg.ip_bytes(), ecn, Body::Tcp(seg));
+        }
+        while let Some(ack) = self.flows[flow as usize].tcp.as_mut().and_then(|t| t.receiver.poll_transmit(now)) {
+            self.originate(now, flow, true, ack.ip_bytes(), Ecn::NotEct, Body::Tcp(ack));
+        }
+        let t = self.flows[flow as usize].tcp.as_mut().expect("TCP flow");
+        let due = [if t.stopped { None } else { t.sender.next_timer() }, t.receiver.next_timer()];
+        for side in 0..2 {
+            if t.timer[side].1 != due[side] {
+                t.timer[side].0 = t.timer[side].0.wrapping_add(1);
+                t.timer[side].1 = due[side];
+                if let Some(at) = due[side] {
+                    let gen = t.timer[side].0;
+                    self.q.schedule_at(at.max(now), Ev::Tcp { flow, side: side as u8, gen });
                 }
             }
         }

@@ -44,6 +44,26 @@ pub struct FlowReport {
     /// Payload bits delivered per second over the flow's active period
     /// (from max(start, warm-up) to its stop time).
     pub goodput_bps: f64,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpFlowReport>,
+}
+
+/// TCP sender statistics of a flow.
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpFlowReport {
+    /// Time-weighted average of min(cwnd, max_window), packets.
+    pub avg_cwnd: f64,
+    /// Seconds spent at each window size (index = packets).
+    pub cwnd_hist: Vec<f64>,
+    pub final_cwnd: f64,
+    pub avg_rtt_s: f64,
+    pub rtt_samples: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// ACKs sent by the receiver.
+    pub acks_sent: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -143,6 +163,21 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 packets_delivered: f.stats.packets_delivered,
                 bytes_delivered: f.stats.bytes_delivered,
                 goodput_bps: if secs > 0.0 { f.stats.goodput_bytes as f64 * 8.0 / secs } else { 0.0 },
+                tcp: f.tcp.as_ref().map(|t| {
+                    let s = t.sender.stats(end);
+                    TcpFlowReport {
+                        avg_cwnd: s.avg_window,
+                        cwnd_hist: s.window_hist,
+                        final_cwnd: s.final_cwnd,
+                        avg_rtt_s: s.avg_rtt_s,
+                        rtt_samples: s.rtt_samples,
+                        retransmissions: s.retransmissions,
+                        timeouts: s.timeouts,
+                        fast_retransmits: s.fast_retransmits,
+                        ecn_reductions: s.ecn_reductions,
+                        acks_sent: t.receiver.stats().acks_sent,
+                    }
+                }),
             }
         })
         .collect();

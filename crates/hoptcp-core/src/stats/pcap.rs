@@ -12,7 +12,7 @@
 use crate::engine::Time;
 use crate::mac::{Frame, FrameKind, Standard, BROADCAST};
 use crate::net::{Body, Ecn, Packet};
-use etherparse::{IpEcn, IpNumber, Ipv4Header, UdpHeader};
+use etherparse::{IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::fs::File;
@@ -25,6 +25,8 @@ pub const SNAPLEN: u32 = 160;
 
 pub struct PcapTrace {
     writer: PcapWriter<BufWriter<File>>,
+    /// Payload bytes per packet of each flow, to show TCP numbers in bytes.
+    flow_mss: Vec<u32>,
     buf: Vec<u8>,
     zeros: Vec<u8>,
     frames: u64,
@@ -44,7 +46,7 @@ pub fn ip_addr(node: u32) -> [u8; 4] {
 }
 
 impl PcapTrace {
-    pub fn create(path: &std::path::Path) -> std::io::Result<Self> {
+    pub fn create(path: &std::path::Path, flow_mss: Vec<u32>) -> std::io::Result<Self> {
         let file = BufWriter::with_capacity(1 << 16, File::create(path)?);
         let header = PcapHeader {
             version_major: 2,
@@ -57,7 +59,7 @@ impl PcapTrace {
             endianness: Endianness::Little,
         };
         let writer = PcapWriter::with_header(file, header).map_err(std::io::Error::other)?;
-        Ok(PcapTrace { writer, buf: Vec::with_capacity(2048), zeros: Vec::new(), frames: 0 })
+        Ok(PcapTrace { writer, flow_mss, buf: Vec::with_capacity(2048), zeros: Vec::new(), frames: 0 })
     }
 
     pub fn frames(&self) -> u64 {
@@ -110,7 +112,7 @@ impl PcapTrace {
                 b.extend_from_slice(&((frame.seq & 0x0fff) << 4).to_le_bytes());
                 b.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]); // LLC/SNAP, IPv4
                 if let Some(p) = packet {
-                    write_ip(b, p, &mut self.zeros)?;
+                    write_ip(b, p, &mut self.zeros, &self.flow_mss)?;
                 }
             }
         }
@@ -135,15 +137,17 @@ impl PcapTrace {
 
 /// IPv4 header and transport header with correct checksums; the payload is
 /// zeros (only its length matters to the simulation).
-fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>) -> std::io::Result<()> {
+fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>, flow_mss: &[u32]) -> std::io::Result<()> {
     let payload_len = p.payload_bytes() as usize;
     if zeros.len() < payload_len {
         zeros.resize(payload_len, 0);
     }
     let payload = &zeros[..payload_len];
     let transport_len = p.ip_bytes.saturating_sub(20) as u16;
-    let (proto, port) = match p.body {
-        Body::Udp { .. } => (IpNumber::UDP, 49_152 + (p.flow % 16_000) as u16),
+    let port = 49_152 + (p.flow % 16_000) as u16;
+    let proto = match p.body {
+        Body::Udp { .. } => IpNumber::UDP,
+        Body::Tcp(_) => IpNumber::TCP,
     };
     let mut ip =
         Ipv4Header::new(transport_len, p.ttl, proto, ip_addr(p.src), ip_addr(p.dst)).map_err(std::io::Error::other)?;
@@ -159,6 +163,24 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>) -> std::io::Result
         Body::Udp { .. } => {
             let udp = UdpHeader::with_ipv4_checksum(port, port, &ip, payload).map_err(std::io::Error::other)?;
             udp.write(b)?;
+        }
+        Body::Tcp(seg) => {
+            // Packet-counted sequence numbers shown as bytes: packet k starts
+            // at byte k·payload; the ACK names the next byte expected.
+            let mss = flow_mss.get(p.flow as usize).copied().unwrap_or(1).max(1) as u64;
+            let (sport, dport) = if p.reverse { (80, port) } else { (port, 80) };
+            let mut tcp = TcpHeader::new(sport, dport, 0, 65_535);
+            if seg.is_ack {
+                tcp.ack = true;
+                tcp.acknowledgment_number = seg.ack.wrapping_add(1).wrapping_mul(mss) as u32;
+                tcp.ece = seg.ece;
+            } else {
+                tcp.sequence_number = seg.seq.wrapping_mul(mss) as u32;
+                tcp.syn = seg.syn;
+                tcp.cwr = seg.cwr;
+            }
+            tcp.checksum = tcp.calc_checksum_ipv4(&ip, payload).map_err(std::io::Error::other)?;
+            tcp.write(b)?;
         }
     }
     let room = (SNAPLEN as usize).saturating_sub(b.len());
