@@ -102,13 +102,11 @@ pub enum MacTimer {
     Defer = 1,
     /// CTS/ACK/DATA timeout, and end-of-exchange for CTS and ACK senders.
     Send = 2,
-    /// End of our own transmission.
-    TxEnd = 3,
-    Nav = 4,
+    Nav = 3,
     /// End of the frame being received.
-    Recv = 5,
+    Recv = 4,
 }
-const N_TIMERS: usize = 6;
+const N_TIMERS: usize = 5;
 
 impl MacTimer {
     pub fn from_u8(v: u8) -> MacTimer {
@@ -116,8 +114,7 @@ impl MacTimer {
             0 => MacTimer::Backoff,
             1 => MacTimer::Defer,
             2 => MacTimer::Send,
-            3 => MacTimer::TxEnd,
-            4 => MacTimer::Nav,
+            3 => MacTimer::Nav,
             _ => MacTimer::Recv,
         }
     }
@@ -183,8 +180,9 @@ pub struct Dcf {
     pub id: NodeId,
     pub radio: Radio,
     tx_state: TxState,
-    /// Our transmitter is on (ns-2's tx_active_).
-    tx_active: bool,
+    /// Our transmitter is on until this time (ns-2's tx_active_, whose
+    /// interface timer only cleared the flag: a time needs no event).
+    tx_end: Time,
     nav: Time,
     cw: u32,
     ssrc: u32,
@@ -215,7 +213,7 @@ impl Dcf {
             id,
             radio: Radio::default(),
             tx_state: TxState::Idle,
-            tx_active: false,
+            tx_end: 0,
             nav: 0,
             cw: cw_min,
             ssrc: 0,
@@ -255,8 +253,8 @@ impl Dcf {
     pub fn backoff_paused(&self) -> bool {
         self.backoff.is_paused()
     }
-    pub fn is_transmitting(&self) -> bool {
-        self.tx_active
+    pub fn is_transmitting(&self, now: Time) -> bool {
+        now < self.tx_end
     }
 
     /// Carrier sense: not receiving, not in an exchange, NAV expired.
@@ -294,7 +292,6 @@ impl Dcf {
             MacTimer::Backoff => self.backoff_handler(p, env),
             MacTimer::Defer => self.defer_handler(p, env),
             MacTimer::Send => self.send_timer(p, env),
-            MacTimer::TxEnd => self.tx_active = false,
             MacTimer::Nav => self.nav_handler(p, env),
             MacTimer::Recv => self.recv_timer(p, env),
         }
@@ -445,14 +442,13 @@ impl Dcf {
 
     fn transmit(&mut self, frame: Frame, timeout: Time, env: &mut impl MacEnv) {
         let now = env.now();
-        self.tx_active = true;
+        self.tx_end = now + frame.airtime;
         // Half duplex: whatever we were receiving is lost.
         if self.radio.state != RxState::Idle {
             self.radio.ruin_current();
         }
         env.transmit(&frame);
         self.start_timer(MacTimer::Send, now + timeout, env);
-        self.start_timer(MacTimer::TxEnd, now + frame.airtime, env);
     }
 
     fn defer_handler(&mut self, p: &MacParams, env: &mut impl MacEnv) {
@@ -655,7 +651,8 @@ impl Dcf {
     /// The first bit of a frame sensed by this node arrives.
     pub fn on_rx_start(&mut self, frame: &Frame, power: f64, decodable: bool, p: &MacParams, env: &mut impl MacEnv) {
         let now = env.now();
-        let arrival = Arrival { frame: *frame, power, end: now + frame.airtime, error: !decodable || self.tx_active };
+        let arrival =
+            Arrival { frame: *frame, power, end: now + frame.airtime, error: !decodable || self.is_transmitting(now) };
         match self.radio.start(arrival, p.capture_ratio) {
             RxStartOutcome::Locked => {
                 self.start_timer(MacTimer::Recv, arrival.end, env);
@@ -679,7 +676,7 @@ impl Dcf {
         let now = env.now();
         let (state, cur) = self.radio.finish();
         if let Some(a) = cur {
-            if self.tx_active {
+            if self.is_transmitting(now) {
                 // We were transmitting: never saw it, no NAV update.
             } else if state == RxState::Coll {
                 self.counters.rx_collisions += 1;
