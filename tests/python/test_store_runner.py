@@ -159,8 +159,11 @@ def test_commit_per_run_is_visible_to_other_connections(fake_core, scenario_file
     seen = []
 
     def run_fn(toml, overrides, seed):
-        if seed == 3:  # by now earlier runs must be readable from another connection
-            seen.append(sqlite3.connect(db).execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+        if seed == 3:  # while this run is in progress, the first two become readable elsewhere
+            deadline = time.time() + 5
+            while _count(db) < 2 and time.time() < deadline:
+                time.sleep(0.01)
+            seen.append(_count(db))
         return fake_core.run(toml, overrides, seed, None)
 
     run_sweep(spec_for(scenario_file, grid={"tcp.max_window": [1]}), store=db, jobs=1, progress=False, run_fn=run_fn)
