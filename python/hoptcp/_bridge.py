@@ -9,12 +9,19 @@ honours the same contract).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 from typing import Any, Iterator, Sequence
 
 from .errors import CoreUnavailableError, ScenarioError
 
+__all__ = ["CONTRACT", "CoreUnavailableError", "available", "core", "model", "resolve_json", "run_json",
+           "set_core", "use_core", "version"]
+
 Overrides = Sequence[tuple[str, str]]
+
+#: what the compiled extension must provide
+CONTRACT = ("version", "resolve", "run", "model", "ScenarioError")
 
 _core: Any = None
 
@@ -24,12 +31,17 @@ def core() -> Any:
     global _core
     if _core is None:
         try:
-            from hoptcp import _core as compiled
+            compiled = importlib.import_module("hoptcp._core")
         except ImportError as exc:
             raise CoreUnavailableError(
                 "the compiled simulator hoptcp._core is not available "
                 f"({exc}); build it with `pip install .` or `maturin develop`"
             ) from None
+        missing = [name for name in CONTRACT if not hasattr(compiled, name)]
+        if missing:
+            raise CoreUnavailableError(
+                f"hoptcp._core {getattr(compiled, 'version', lambda: '?')()} lacks {', '.join(missing)}; "
+                "rebuild it from this source tree (`pip install .` or `maturin develop`)")
         _core = compiled
     return _core
 

@@ -301,7 +301,7 @@ def run_sweep(spec: SweepSpec, *, store: str | Path | Store = DEFAULT_STORE, job
                            spec.metrics)
 
         t0 = time.perf_counter()
-        execute(todo, lambda task, js: _store_result(db, spec, version, task, js),
+        execute(todo, lambda task, js: _store_result(db, spec, version, task, js, remote=dask is not None),
                 run_fn=run_fn, jobs=jobs, dask=dask, progress=progress, description=spec.name)
         if n_todo:
             log(f"sweep '{spec.name}': ran {n_todo} simulations in {time.perf_counter() - t0:.1f} s", progress)
@@ -314,10 +314,11 @@ def run_sweep(spec: SweepSpec, *, store: str | Path | Store = DEFAULT_STORE, job
             db.close()
 
 
-def _store_result(db: Store, spec: SweepSpec, version: str, task: Task, result_json: str) -> None:
+def _store_result(db: Store, spec: SweepSpec, version: str, task: Task, result_json: str,
+                  remote: bool = False) -> None:
     raw = json.loads(result_json)
     got = raw.get("hoptcp_version", version)
-    if got != version:
+    if remote and got != version:  # a run from another machine must come from the same simulator
         raise RunError(f"a worker runs hoptcp {got} but this process runs {version}; "
                        "install the same hoptcp on every worker")
     db.put(scenario_hash=task.scenario_hash, seed=task.seed, version=version, sweep=spec.name,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import hoptcp
-from hoptcp import Scenario, ScenarioError, SpecError, Store
+from hoptcp import Scenario, ScenarioError, Store
 from hoptcp.cli import main
 from hoptcp.sweep import SweepSpec, run_sweep
 

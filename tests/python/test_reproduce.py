@@ -4,7 +4,7 @@ import pytest
 
 from hoptcp import SpecError
 from hoptcp.cli import main
-from hoptcp.reproduce import Rule, catalogue, get_entry, parse_entry, reproduce, reproduce_all
+from hoptcp.reproduce import Rule, catalogue, get_entry, parse_entry, reproduce
 
 
 def test_catalogue_entries_are_valid():

@@ -1,10 +1,8 @@
 import json
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 import zlib
 from pathlib import Path
@@ -146,12 +144,17 @@ def test_dask_bad_address_is_a_clear_error(fake_core, scenario_file, tmp_path):
         run_sweep(spec_for(scenario_file), store=tmp_path / "a.db", dask=42, progress=False)
 
 
-def test_version_mismatch_is_refused(fake_core, scenario_file, tmp_path):
-    def other_version(toml, overrides, seed):
-        return json.dumps({"seed": seed, "hoptcp_version": "9.9"})
+def other_version(toml, overrides, seed):
+    return json.dumps({"seed": seed, "hoptcp_version": "9.9"})
 
-    with pytest.raises(RunError, match="runs hoptcp 9.9"):
-        run_sweep(spec_for(scenario_file), store=tmp_path / "a.db", progress=False, run_fn=other_version)
+
+def test_version_mismatch_from_a_worker_is_refused(fake_core, scenario_file, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with pytest.raises(RunError, match="runs hoptcp 9.9"):
+            run_sweep(spec_for(scenario_file), store=tmp_path / "a.db", progress=False, run_fn=other_version,
+                      dask=cluster.scheduler_address)
 
 
 def test_commit_per_run_is_visible_to_other_connections(fake_core, scenario_file, tmp_path):
