@@ -112,9 +112,15 @@ class Scenario:
         return f"Scenario({self.name!r}{', ' + ov if ov else ''})"
 
 
-def scenario_hash(resolved: Mapping[str, Any]) -> str:
-    doc = {k: v for k, v in resolved.items() if k != "seed"}
-    return hashlib.sha256(canonical_json(doc).encode("utf-8")).hexdigest()
+def canonical_scenario(resolved: Mapping[str, Any]) -> str:
+    """The canonical JSON that identifies a resolved scenario (the seed left out)."""
+    return canonical_json({k: v for k, v in resolved.items() if k != "seed"})
+
+
+def scenario_hash(resolved: Mapping[str, Any] | str) -> str:
+    """sha256 of :func:`canonical_scenario` (pass its text to avoid computing it twice)."""
+    text = resolved if isinstance(resolved, str) else canonical_scenario(resolved)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def as_scenario(obj: "Scenario | str | Path") -> Scenario:

@@ -22,7 +22,7 @@ from . import _bridge, _toml
 from .errors import ScenarioError, SpecError
 from .results import flatten_metrics
 from .runner import RunError, Task, default_run, execute, log
-from .scenario import Scenario, as_scenario, canonical_json, scenario_hash
+from .scenario import Scenario, as_scenario, canonical_json, canonical_scenario, scenario_hash
 from .store import DEFAULT_STORE, Store, make_frame, select_metrics
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -262,8 +262,8 @@ def plan(spec: SweepSpec, derive: Derive | None = None) -> Plan:
         except ScenarioError as exc:
             point = ", ".join(f"{k}={_fmt(v)}" for k, v in params.items())
             raise SpecError(f"sweep '{spec.name}': point {point}: {exc}") from None
-        h = scenario_hash(resolved)
-        scenario_doc = canonical_json({k: v for k, v in resolved.items() if k != "seed"})
+        scenario_doc = canonical_scenario(resolved)
+        h = scenario_hash(scenario_doc)
         for seed in seeds:
             members.append((params, seed, h))
             if (h, seed) not in tasks:
