@@ -1,0 +1,3 @@
+from hoptcp.cli import main
+
+raise SystemExit(main())

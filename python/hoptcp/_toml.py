@@ -1,0 +1,89 @@
+"""Small TOML helpers: parsing with a clear error, and Python values as TOML literals."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+TOMLDecodeError = tomllib.TOMLDecodeError
+
+
+def loads(text: str) -> dict[str, Any]:
+    return tomllib.loads(text)
+
+
+def literal(value: Any) -> str:
+    """Render a Python value as a TOML literal (the override format of the core)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_key(k)} = {literal(v)}" for k, v in value.items())
+        return "{" + items + "}"
+    if hasattr(value, "item") and not hasattr(value, "__len__"):  # numpy scalar
+        return literal(value.item())
+    if isinstance(value, (list, tuple, range)) or hasattr(value, "tolist"):
+        seq = value.tolist() if hasattr(value, "tolist") else list(value)
+        return "[" + ", ".join(literal(v) for v in seq) + "]"
+    raise TypeError(f"cannot express {value!r} ({type(value).__name__}) as a TOML value")
+
+
+def _string(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _key(k: Any) -> str:
+    k = str(k)
+    if k and all(c.isalnum() or c in "-_" for c in k) and k.isascii():
+        return k
+    return _string(k)
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """Serialise a parsed TOML document back to text (used for inline scenarios)."""
+    import tomli_w
+
+    return tomli_w.dumps(dict(doc))
+
+
+def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested TOML tables -> dotted keys (``{"tcp": {"max_window": 3}}`` -> ``tcp.max_window``)."""
+    flat: dict[str, Any] = {}
+    for k, v in table.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            flat.update(flatten(v, key + "."))
+        else:
+            flat[key] = v
+    return flat

@@ -1,0 +1,75 @@
+"""Plots of sweep results (matplotlib): a metric's mean with 95% CI against a parameter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import SpecError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def new_figure(width: float = 6.0, height: float = 4.0) -> "Figure":
+    """A figure drawn with the Agg canvas, without touching pyplot's global state."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=120, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def plot_sweep(df: "pd.DataFrame", x: str, y: str, hue: str | None = None, ax: "Axes | None" = None, *,
+               confidence: float = 0.95, xlabel: str | None = None, ylabel: str | None = None,
+               title: str | None = None, scale: float = 1.0, **errorbar_kw: Any) -> "Axes":
+    """Mean of ``y`` per value of ``x`` (one line per ``hue``) with CI error bars.
+
+    Other parameters of the sweep must be constant: filter first (``hoptcp.load(...,
+    where=...)``) or pass one as ``hue``, so that no mean silently mixes settings.
+    """
+    from .stats import summarize
+
+    for col in filter(None, (x, y, hue)):
+        if col not in df.columns:
+            raise SpecError(f"no column '{col}'; columns: {', '.join(map(str, df.columns))}")
+    by = [x] + ([hue] if hue else [])
+    others = [p for p in df.attrs.get("params", []) if p not in by and df[p].nunique(dropna=False) > 1]
+    if others:
+        raise SpecError(f"parameter '{others[0]}' also varies in this sweep; plot it with --hue {others[0]} "
+                        "or select one value of it first")
+    summ = summarize(df, by=by, metrics=[y], confidence=confidence).sort_values(by)
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ax = plt.gca()
+    groups = summ.groupby(hue, sort=True) if hue else [(None, summ)]
+    for key, g in groups:
+        key = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+        yerr = g[f"{y}_ci"].fillna(0.0) * scale
+        ax.errorbar(g[x], g[y] * scale, yerr=yerr, marker="o", capsize=3,
+                    label=None if hue is None else f"{hue} = {key}", **errorbar_kw)
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or f"{y} (mean, {confidence:.0%} CI)")
+    if title:
+        ax.set_title(title)
+    if hue:
+        ax.legend()
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
+def save(fig: "Figure", path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path
+
+
+def save_sweep_plot(df: "pd.DataFrame", path: str | Path, **kw: Any) -> Path:
+    fig = new_figure()
+    plot_sweep(df, ax=fig.add_subplot(), **kw)
+    return save(fig, path)

@@ -1,0 +1,54 @@
+"""Named functions used by entry claims.
+
+``reference`` functions give the value a claim is compared with, for one sweep point:
+``f(ctx, point) -> float``. ``check`` functions compute hoptcp's value from the runs
+when a plain metric mean will not do: ``f(ctx, runs, point) -> Estimate | float``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..errors import SpecError
+from ..models import model
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .report import Context
+
+#: keys under which the core's models report a goodput, in order of preference
+_GOODPUT_KEYS = ("goodput_bps", "aggregate_goodput_bps", "throughput_bps")
+
+
+def _goodput(name: str, result: Mapping[str, Any]) -> float:
+    for k in _GOODPUT_KEYS:
+        if isinstance(result.get(k), (int, float)):
+            return float(result[k])
+    raise SpecError(f"model {name} returned no goodput (looked for {', '.join(_GOODPUT_KEYS)}; "
+                    f"got {', '.join(result)})")
+
+
+def mac_params(resolved: Mapping[str, Any]) -> dict[str, Any]:
+    """The scenario's PHY/MAC settings in the models' parameter names."""
+    radio, mac = resolved.get("radio", {}), resolved.get("mac", {})
+    return {"standard": radio.get("standard"), "data_rate_mbps": radio.get("data_rate_mbps"),
+            "basic_rate_mbps": radio.get("basic_rate_mbps"), "rts_threshold_bytes": mac.get("rts_threshold_bytes")}
+
+
+def _udp_payload(resolved: Mapping[str, Any]) -> int:
+    flows = resolved.get("flows") or []
+    if not flows:
+        raise SpecError("the scenario has no flows")
+    return int(flows[0]["packet_bytes"])
+
+
+def single_hop_model(ctx: "Context", point: Mapping[str, Any]) -> float:
+    """Saturation goodput of one sender to one receiver, from ``_core.model("single_hop")``."""
+    r = ctx.resolved(point)
+    return _goodput("single_hop", model("single_hop", payload_bytes=_udp_payload(r), **mac_params(r)))
+
+
+def bianchi_model(ctx: "Context", point: Mapping[str, Any]) -> float:
+    """Aggregate saturation goodput of n contending senders, from ``_core.model("bianchi")``."""
+    r = ctx.resolved(point)
+    n = len({f["src"] for f in r.get("flows") or []})
+    return _goodput("bianchi", model("bianchi", n=n, payload_bytes=_udp_payload(r), **mac_params(r)))

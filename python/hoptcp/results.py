@@ -1,0 +1,213 @@
+"""The result of one simulation run, as dicts and pandas tables.
+
+pandas is imported only when a table is asked for, so the CLI's ``run`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: keys of the result that are run metadata, not metrics
+META_KEYS = frozenset({"seed", "hoptcp_version"})
+#: keys holding time series (lists), kept out of the scalar metrics
+SERIES_KEYS = frozenset({"series"})
+#: column order of the flow and node tables (other keys follow, in the core's order)
+FLOW_ORDER = ("src", "dst", "transport", "app", "hops", "packets_sent", "packets_delivered", "bytes_delivered",
+              "goodput_bps", "avg_cwnd", "avg_rtt_s", "retransmissions", "timeouts", "fast_retransmits")
+NODE_ORDER = ("x", "y", "rts_sent", "cts_timeouts", "ack_timeouts", "retries", "rx_collisions", "cts_withheld",
+              "queue_max", "queue_avg", "mac_drops")
+
+
+def _is_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (bool, int, float))
+
+
+def _singular(name: str) -> str:
+    return name[:-1] if name.endswith("s") and len(name) > 1 else name
+
+
+def flatten_metrics(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """All numeric scalars of a result under dotted names.
+
+    ``flows``/``nodes`` (lists of objects with an ``id``) become ``flow.<id>.<key>`` and
+    ``node.<id>.<key>``; nested objects become ``a.b.c``; lists of numbers and strings
+    are left out. Unknown keys are handled the same way, so new core metrics appear
+    without changes here.
+    """
+    out: dict[str, Any] = {}
+
+    def walk(prefix: str, v: Any) -> None:
+        if isinstance(v, Mapping):
+            for k, sub in v.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), sub)
+        elif isinstance(v, list):
+            if v and all(isinstance(x, Mapping) for x in v):
+                head, _, tail = prefix.rpartition(".")
+                base = f"{head}.{_singular(tail)}" if head else _singular(tail)
+                for i, item in enumerate(v):
+                    ident = item.get("id", i)
+                    walk(f"{base}.{ident}", {k: x for k, x in item.items() if k != "id"})
+            # lists of numbers (histograms, series) are not scalars
+        elif _is_scalar(v) and prefix:
+            out[prefix] = v
+
+    for key, value in raw.items():
+        if key in META_KEYS or key in SERIES_KEYS:
+            continue
+        walk(key, value)
+    return out
+
+
+class RunResult:
+    """One simulation run. ``raw`` is the core's JSON as a dict."""
+
+    def __init__(self, raw: Mapping[str, Any] | str, scenario: Any = None):
+        self.raw: dict[str, Any] = json.loads(raw) if isinstance(raw, str) else dict(raw)
+        self.scenario = scenario
+
+    # --- scalars ----------------------------------------------------------------
+    @property
+    def seed(self) -> int | None:
+        return self.raw.get("seed")
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        r = self.raw
+        wall = r.get("wall_time_s") or 0.0
+        drops = r.get("drops", {}) or {}
+        total_drops = sum(v for k, v in drops.items() if k != "by_kind" and isinstance(v, (int, float)))
+        s = {
+            "hoptcp_version": r.get("hoptcp_version"),
+            "seed": r.get("seed"),
+            "duration_s": r.get("duration_s"),
+            "flows": len(r.get("flows", [])),
+            "nodes": len(r.get("nodes", [])),
+            "aggregate_goodput_bps": r.get("aggregate_goodput_bps"),
+            "fairness_jain": r.get("fairness_jain"),
+            "drops": total_drops,
+            "events": r.get("events"),
+            "wall_time_s": r.get("wall_time_s"),
+        }
+        if wall > 0:
+            if r.get("events") is not None:
+                s["events_per_s"] = r["events"] / wall
+            if r.get("duration_s") is not None:
+                s["speedup"] = r["duration_s"] / wall
+        return s
+
+    def metrics(self) -> dict[str, Any]:
+        """Flat dict of every scalar metric (``flow.0.goodput_bps``, ``drops.ttl``, ...)."""
+        return flatten_metrics(self.raw)
+
+    # --- tables -----------------------------------------------------------------
+    @property
+    def flows(self) -> "pd.DataFrame":
+        return _records_frame(self.raw.get("flows", []), FLOW_ORDER)
+
+    @property
+    def nodes(self) -> "pd.DataFrame":
+        return _records_frame(self.raw.get("nodes", []), NODE_ORDER)
+
+    @property
+    def drops(self) -> "pd.DataFrame":
+        """Long table: one row per (cause, kind); ``kind == "all"`` holds the totals."""
+        import pandas as pd
+
+        return pd.DataFrame(drop_rows(self.raw.get("drops", {}) or {}), columns=["cause", "kind", "count"])
+
+    @property
+    def cwnd_hist(self) -> "pd.DataFrame":
+        """Seconds spent at each congestion-window size, per TCP flow (long table)."""
+        import pandas as pd
+
+        rows = [
+            {"flow": f.get("id", i), "window": w, "seconds": s}
+            for i, f in enumerate(self.raw.get("flows", []))
+            for w, s in enumerate(f.get("cwnd_hist") or [])
+        ]
+        return pd.DataFrame(rows, columns=["flow", "window", "seconds"])
+
+    @property
+    def series(self) -> "pd.DataFrame":
+        """Per-interval goodput (when the scenario asked for a series): time_s, flow, goodput_bps."""
+        import pandas as pd
+
+        s = self.raw.get("series") or {}
+        dt = s.get("interval_s")
+        rows = [
+            {"time_s": (i + 1) * dt if dt else i, "flow": int(fid) if str(fid).isdigit() else fid, "goodput_bps": v}
+            for fid, values in (s.get("flows") or {}).items()
+            for i, v in enumerate(values)
+        ]
+        return pd.DataFrame(rows, columns=["time_s", "flow", "goodput_bps"])
+
+    def to_json(self) -> str:
+        return json.dumps(self.raw, sort_keys=True, separators=(",", ":"))
+
+    def __repr__(self) -> str:
+        s = self.summary
+        lines = [
+            f"<RunResult seed={s['seed']} duration={s['duration_s']}s "
+            f"flows={s['flows']} nodes={s['nodes']} hoptcp {s['hoptcp_version']}>",
+            f"  aggregate goodput {_fmt_bps(s['aggregate_goodput_bps'])}, "
+            f"Jain fairness {_fmt(s['fairness_jain'])}, drops {s['drops']}",
+        ]
+        for f in self.raw.get("flows", [])[:8]:
+            extra = f", avg cwnd {_fmt(f['avg_cwnd'])}" if f.get("avg_cwnd") is not None else ""
+            lines.append(
+                f"  flow {f.get('id')}: {f.get('src')}->{f.get('dst')} {f.get('transport')}/{f.get('app')} "
+                f"{f.get('hops')} hops, {_fmt_bps(f.get('goodput_bps'))}{extra}"
+            )
+        if len(self.raw.get("flows", [])) > 8:
+            lines.append(f"  ... {len(self.raw['flows']) - 8} more flows")
+        return "\n".join(lines)
+
+
+def drop_rows(drops: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    rows = [(c, "all", n) for c, n in drops.items() if c != "by_kind" and _is_scalar(n)]
+    for kind, causes in (drops.get("by_kind") or {}).items():
+        for c, n in (causes or {}).items():
+            if _is_scalar(n):
+                rows.append((c, kind, n))
+    return rows
+
+
+def ordered_keys(records: list[Mapping[str, Any]], order: tuple[str, ...]) -> list[str]:
+    """Scalar keys of ``records``: those in ``order`` first, then any others as they come."""
+    present = {k for r in records for k, v in r.items() if not isinstance(v, (list, dict))}
+    keys = [k for k in order if k in present]
+    for r in records:
+        keys += [k for k, v in r.items() if k in present and k not in keys and k != "id"]
+    return keys
+
+
+def _records_frame(records: list[Mapping[str, Any]], order: tuple[str, ...]) -> "pd.DataFrame":
+    import pandas as pd
+
+    rows = [{k: v for k, v in r.items() if not isinstance(v, (list, dict))} for r in records]
+    df = pd.DataFrame(rows, columns=(["id"] if any("id" in r for r in rows) else []) + ordered_keys(records, order))
+    if "id" in df.columns:
+        df = df.set_index("id")
+    return df
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def _fmt_bps(v: Any) -> str:
+    if v is None:
+        return "-"
+    v = float(v)
+    for unit, scale in (("Mb/s", 1e6), ("kb/s", 1e3)):
+        if abs(v) >= scale:
+            return f"{v / scale:.4g} {unit}"
+    return f"{v:.4g} b/s"

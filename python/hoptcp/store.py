@@ -1,0 +1,271 @@
+"""The results store: one SQLite file (WAL mode), one row per finished run.
+
+A run is keyed by (scenario_hash, seed, hoptcp_version) and committed as soon as
+it finishes, so an interrupted sweep loses nothing that had finished. Sweeps are
+named sets of (params, seed) -> run; several sweeps may share the same runs.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fnmatch
+import json
+import sqlite3
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from .errors import SpecError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+DEFAULT_STORE = "hoptcp-results.db"
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    scenario_hash  TEXT    NOT NULL,
+    seed           INTEGER NOT NULL,
+    hoptcp_version TEXT    NOT NULL,
+    sweep          TEXT,               -- the sweep that first produced this run
+    params         TEXT    NOT NULL,   -- JSON: that sweep's point
+    scenario       TEXT    NOT NULL,   -- canonical JSON of the resolved scenario
+    metrics        TEXT    NOT NULL,   -- JSON: flat scalar metrics
+    result         BLOB    NOT NULL,   -- zlib-compressed result JSON, as the core wrote it
+    wall_time_s    REAL,
+    created_at     TEXT    NOT NULL,
+    PRIMARY KEY (scenario_hash, seed, hoptcp_version)
+);
+CREATE TABLE IF NOT EXISTS sweeps (
+    name       TEXT PRIMARY KEY,
+    spec       TEXT NOT NULL,          -- JSON description of the sweep
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweep_runs (
+    sweep          TEXT    NOT NULL,
+    hoptcp_version TEXT    NOT NULL,
+    params         TEXT    NOT NULL,   -- JSON, keys in the sweep's order
+    seed           INTEGER NOT NULL,
+    scenario_hash  TEXT    NOT NULL,
+    position       INTEGER NOT NULL,   -- order of the point in the sweep
+    PRIMARY KEY (sweep, hoptcp_version, params, seed)
+);
+CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (scenario_hash, seed, hoptcp_version);
+"""
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class Store:
+    """A results store file. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: str | Path = DEFAULT_STORE):
+        self.path = str(path)
+        if self.path != ":memory:":
+            parent = Path(self.path).resolve().parent
+            if not parent.is_dir():
+                raise SpecError(f"store: directory {parent} does not exist")
+        self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL: durable against process kills
+        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db.executescript(_SCHEMA)
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+        elif row[0] != SCHEMA_VERSION:
+            raise SpecError(f"store {self.path}: schema version {row[0]}, this hoptcp reads {SCHEMA_VERSION}")
+
+    # --- plumbing -----------------------------------------------------------------
+    def _tx(self):
+        db = self._db
+
+        class _Tx:
+            def __enter__(self_inner):
+                db.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self_inner, exc_type, *_):
+                db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+        return _Tx()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # --- writing ------------------------------------------------------------------
+    def register_sweep(self, name: str, spec: Mapping[str, Any], version: str,
+                       members: Sequence[tuple[Mapping[str, Any], int, str]]) -> None:
+        """Record (or redefine) a sweep: its description and its (params, seed) -> run map."""
+        now = _now()
+        with self._tx():
+            self._db.execute(
+                "INSERT INTO sweeps (name, spec, created_at, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET spec=excluded.spec, updated_at=excluded.updated_at",
+                (name, json.dumps(spec, default=str), now, now),
+            )
+            self._db.execute("DELETE FROM sweep_runs WHERE sweep=? AND hoptcp_version=?", (name, version))
+            self._db.executemany(
+                "INSERT OR REPLACE INTO sweep_runs VALUES (?, ?, ?, ?, ?, ?)",
+                [(name, version, json.dumps(p), seed, h, i) for i, (p, seed, h) in enumerate(members)],
+            )
+
+    def put(self, *, scenario_hash: str, seed: int, version: str, sweep: str | None,
+            params: Mapping[str, Any], scenario_json: str, metrics: Mapping[str, Any],
+            result_json: str, wall_time_s: float | None) -> None:
+        """Store one finished run and commit at once."""
+        with self._tx():
+            self._db.execute(
+                "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (scenario_hash, seed, version, sweep, json.dumps(params), scenario_json,
+                 json.dumps(metrics), zlib.compress(result_json.encode("utf-8"), 6), wall_time_s, _now()),
+            )
+
+    # --- reading ------------------------------------------------------------------
+    def existing(self, keys: Iterable[tuple[str, int]], version: str) -> set[tuple[str, int]]:
+        """Which of ``keys`` (scenario_hash, seed) already have a run for ``version``."""
+        wanted = set(keys)
+        found: set[tuple[str, int]] = set()
+        hashes = sorted({h for h, _ in wanted})
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i:i + 500]
+            q = ("SELECT scenario_hash, seed FROM runs WHERE hoptcp_version=? AND scenario_hash IN (%s)"
+                 % ",".join("?" * len(chunk)))
+            found.update((h, s) for h, s in self._db.execute(q, (version, *chunk)) if (h, s) in wanted)
+        return found
+
+    def count(self, version: str | None = None) -> int:
+        if version is None:
+            return self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        return self._db.execute("SELECT COUNT(*) FROM runs WHERE hoptcp_version=?", (version,)).fetchone()[0]
+
+    def result(self, scenario_hash: str, seed: int, version: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT result FROM runs WHERE scenario_hash=? AND seed=? AND hoptcp_version=?",
+            (scenario_hash, seed, version)).fetchone()
+        return json.loads(zlib.decompress(row[0])) if row else None
+
+    def sweep_names(self) -> list[str]:
+        return [r[0] for r in self._db.execute("SELECT name FROM sweeps ORDER BY name")]
+
+    def sweep_spec(self, name: str) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT spec FROM sweeps WHERE name=?", (name,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def sweeps(self) -> list[dict[str, Any]]:
+        """One summary dict per sweep: name, runs done / planned, points, seeds, versions, dates."""
+        q = """
+        SELECT s.name, s.created_at, s.updated_at,
+               COUNT(m.seed), COUNT(r.seed),
+               COUNT(DISTINCT m.params), COUNT(DISTINCT m.seed),
+               GROUP_CONCAT(DISTINCT m.hoptcp_version), SUM(r.wall_time_s)
+        FROM sweeps s
+        LEFT JOIN sweep_runs m ON m.sweep = s.name
+        LEFT JOIN runs r ON r.scenario_hash = m.scenario_hash AND r.seed = m.seed
+                        AND r.hoptcp_version = m.hoptcp_version
+        GROUP BY s.name ORDER BY s.updated_at DESC, s.name
+        """
+        keys = ["sweep", "created_at", "updated_at", "planned", "done", "points", "seeds", "versions", "cpu_time_s"]
+        return [dict(zip(keys, row)) for row in self._db.execute(q)]
+
+    def rows(self, sweep: str | None = None, version: str | None = None) -> list[dict[str, Any]]:
+        """Finished runs of a sweep (or of all sweeps), one dict per (sweep, params, seed)."""
+        q = """
+        SELECT m.sweep, m.params, m.seed, m.scenario_hash, m.hoptcp_version, r.metrics, r.created_at
+        FROM sweep_runs m JOIN runs r
+          ON r.scenario_hash = m.scenario_hash AND r.seed = m.seed AND r.hoptcp_version = m.hoptcp_version
+        """
+        cond, args = [], []
+        if sweep is not None:
+            cond.append("m.sweep = ?")
+            args.append(sweep)
+        if version is not None:
+            cond.append("m.hoptcp_version = ?")
+            args.append(version)
+        if cond:
+            q += " WHERE " + " AND ".join(cond)
+        q += " ORDER BY m.sweep, m.hoptcp_version, m.position, m.seed"
+        out = []
+        for name, params, seed, h, ver, metrics, created in self._db.execute(q, args):
+            out.append({"sweep": name, "params": json.loads(params), "seed": seed, "scenario_hash": h,
+                        "hoptcp_version": ver, "metrics": json.loads(metrics), "created_at": created})
+        return out
+
+    def frame(self, sweep: str | None = None, version: str | None = None,
+              metrics: Sequence[str] | None = None) -> "pd.DataFrame":
+        if sweep is not None and sweep not in self.sweep_names():
+            known = ", ".join(self.sweep_names()) or "none"
+            raise SpecError(f"sweep '{sweep}' is not in store {self.path}; sweeps there: {known}")
+        return make_frame(self.rows(sweep, version), metrics)
+
+
+def select_metrics(names: Sequence[str], patterns: Sequence[str] | None) -> list[str]:
+    """Metric names matching ``patterns`` (exact names or globs like ``flow.*.goodput_bps``)."""
+    if patterns is None:
+        return list(names)
+    chosen: list[str] = []
+    for pat in patterns:
+        hits = [n for n in names if fnmatch.fnmatchcase(n, pat)] if any(c in pat for c in "*?[") else (
+            [pat] if pat in names else [])
+        if not hits:
+            raise SpecError(f"metrics: '{pat}' matches no metric of these runs; "
+                            f"available: {_preview(names)}")
+        chosen.extend(h for h in hits if h not in chosen)
+    return chosen
+
+
+def _preview(names: Sequence[str], n: int = 12) -> str:
+    names = list(names)
+    head = ", ".join(names[:n])
+    return head + (f", ... ({len(names) - n} more)" if len(names) > n else "")
+
+
+def make_frame(rows: list[dict[str, Any]], metrics: Sequence[str] | None = None) -> "pd.DataFrame":
+    """Build the one-row-per-run DataFrame: sweep, params..., seed, metrics..., scenario_hash, hoptcp_version."""
+    import pandas as pd
+
+    param_cols: list[str] = []
+    metric_cols: list[str] = []
+    seen_p: set[str] = set()
+    seen_m: set[str] = set()
+    for r in rows:
+        for k in r["params"]:
+            if k not in seen_p:
+                seen_p.add(k)
+                param_cols.append(k)
+        for k in r["metrics"]:
+            if k not in seen_m:
+                seen_m.add(k)
+                metric_cols.append(k)
+    if metrics is not None and rows:
+        metric_cols = select_metrics(metric_cols, metrics)
+    records = []
+    for r in rows:
+        rec: dict[str, Any] = {"sweep": r["sweep"]}
+        rec.update(r["params"])
+        rec["seed"] = r["seed"]
+        m = r["metrics"]
+        rec.update({k: m.get(k) for k in metric_cols})
+        rec["scenario_hash"] = r["scenario_hash"]
+        rec["hoptcp_version"] = r["hoptcp_version"]
+        records.append(rec)
+    columns = ["sweep", *param_cols, "seed", *metric_cols, "scenario_hash", "hoptcp_version"]
+    df = pd.DataFrame.from_records(records, columns=columns)
+    for c in metric_cols:  # None -> NaN for numeric metrics
+        if df[c].dtype == object:
+            conv = pd.to_numeric(df[c], errors="coerce")
+            if conv.notna().sum() == df[c].notna().sum():
+                df[c] = conv
+    df.attrs["params"] = param_cols
+    df.attrs["metrics"] = metric_cols
+    return df

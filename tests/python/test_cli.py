@@ -1,0 +1,157 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from hoptcp.cli import main
+
+
+def run_cli(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_user_error(code, out, err, fragment):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hoptcp: error: "), err
+    assert fragment in lines[0]
+    assert "Traceback" not in err + out
+
+
+@pytest.fixture
+def spec_file(tmp_path, scenario_file):
+    p = tmp_path / "spec.toml"
+    p.write_text(f'scenario = "{scenario_file.name}"\nname = "w"\nreplications = 3\n'
+                 'metrics = ["aggregate_goodput_bps", "flow.*.avg_cwnd"]\n[grid]\n"tcp.max_window" = [1, 2]\n')
+    return p
+
+
+def test_run_tables(fake_core, capsys, scenario_file):
+    code, out, err = run_cli(capsys, "run", scenario_file, "--set", "tcp.max_window=3", "--seed", "4")
+    assert code == 0, err
+    for text in ("Flows", "Nodes (MAC and interface queue)", "Drops by cause", "Jain fairness", "seed 4",
+                 "tcp.max_window=3", "avg cwnd", "queue max", "queue_overflow"):
+        assert text in out
+
+
+def test_run_json_is_one_document(fake_core, capsys, scenario_file, tmp_path):
+    code, out, err = run_cli(capsys, "run", scenario_file, "--json", "--seed", "2", "--pcap", tmp_path / "x.pcap")
+    assert code == 0 and err == ""
+    doc = json.loads(out)
+    assert doc["seed"] == 2 and doc["flows"][0]["transport"] == "tcp"
+    assert (tmp_path / "x.pcap").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["run", "missing.toml"], "scenario file not found: missing.toml"),
+    (["run", "{scenario}", "--set", "tcp.max_windw=3"], "unknown key 'tcp.max_windw'"),
+    (["run", "{scenario}", "--set", "topology.kind=ring"], 'topology.kind: invalid value "ring"'),
+    (["run", "{scenario}", "--set", "nonsense"], "--set 'nonsense': expected KEY=VALUE"),
+    (["run", "{scenario}", "--set", "=3"], "expected KEY=VALUE"),
+    (["run", "{bad}"], "invalid TOML"),
+    (["run", "{scenario}", "--seed", "x"], "'x' is not a valid integer"),
+    (["run"], "Missing argument"),
+    (["frobnicate"], "No such command 'frobnicate'"),
+    (["sweep", "nope.toml"], "sweep spec not found"),
+    (["sweep", "{badspec}"], "unknown key 'gird'"),
+    (["results", "list", "--store", "none.db"], "store not found: none.db"),
+    (["model", "wstar", "--hops", "x"], "expected an integer"),
+    (["model", "wstar", "--hops", "0"], "hops: invalid value 0"),
+    (["model", "bianchi", "-n", "5", "-p", "oops"], "--param 'oops'"),
+])
+def test_user_errors_exit_2_with_one_line(fake_core, capsys, tmp_path, scenario_file, args, fragment):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[topology\n")
+    badspec = tmp_path / "badspec.toml"
+    badspec.write_text(f'scenario = "{scenario_file.name}"\ngird = {{}}\n')
+    args = [a.format(scenario=scenario_file, bad=bad, badspec=badspec) for a in args]
+    assert_user_error(*run_cli(capsys, *args), fragment)
+
+
+def test_sweep_results_export_plot(fake_core, capsys, tmp_path, spec_file):
+    db = tmp_path / "r.db"
+    code, out, err = run_cli(capsys, "sweep", spec_file, "--store", db, "-j", "2")
+    assert code == 0, err
+    assert "6 runs; 0 cached, 6 to run" in err and "aggregate_goodput_bps (mean ± 95% CI)" in out
+    code, out, err = run_cli(capsys, "sweep", spec_file, "--store", db, "--quiet")
+    assert code == 0 and out == "" and err == ""
+    assert fake_core.runs == 6
+
+    code, out, err = run_cli(capsys, "results", "list", "--store", db)
+    assert code == 0 and "w" in out and "6/6" in out
+    code, out, err = run_cli(capsys, "results", "show", "--store", db, "-m", "flow.*.avg_cwnd")
+    assert code == 0 and "flow.0.avg_cwnd" in out and "tcp.max_window" in out
+    code, out, err = run_cli(capsys, "results", "export", "--store", db, "--sweep", "w")
+    assert code == 0 and out.splitlines()[0].startswith("sweep,tcp.max_window,seed,") and len(out.splitlines()) == 7
+    pq = tmp_path / "r.parquet"
+    code, out, err = run_cli(capsys, "results", "export", "--store", db, "-o", pq)
+    if code == 0:
+        import pandas as pd
+
+        assert len(pd.read_parquet(pq)) == 6
+    code, out, err = run_cli(capsys, "results", "export", "--store", db, "--format", "parquet")
+    assert_user_error(code, out, err, "needs -o FILE")
+    png = tmp_path / "p.png"
+    code, out, err = run_cli(capsys, "plot", "--store", db, "--sweep", "w", "-x", "tcp.max_window",
+                             "-y", "aggregate_goodput_bps", "-o", png)
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "nope", "-o", png)
+    assert_user_error(code, out, err, "no column 'nope'")
+    code, out, err = run_cli(capsys, "results", "show", "--store", db, "--sweep", "zz")
+    assert_user_error(code, out, err, "--sweep zz: not in store")
+
+
+def test_plot_refuses_to_mix_settings(fake_core, capsys, tmp_path, scenario_file):
+    import hoptcp
+
+    db = tmp_path / "r.db"
+    hoptcp.sweep(scenario_file, grid={"tcp.max_window": [1, 2], "mac.queue_limit": [5, 6]}, replications=2,
+                 store=db, name="two", progress=False)
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "aggregate_goodput_bps",
+                             "-o", tmp_path / "p.png")
+    assert_user_error(code, out, err, "parameter 'mac.queue_limit' also varies")
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "aggregate_goodput_bps",
+                             "--hue", "mac.queue_limit", "-o", tmp_path / "p.png")
+    assert code == 0, err
+
+
+def test_model_commands(fake_core, capsys):
+    code, out, err = run_cli(capsys, "model", "wstar", "--topology", "chain", "--hops", "8")
+    assert code == 0 and "wstar" in out and "2" in out
+    code, out, err = run_cli(capsys, "model", "bianchi", "-n", "5,10", "--json")
+    doc = json.loads(out)
+    assert code == 0 and [d["n"] for d in doc] == [5, 10]
+    code, out, err = run_cli(capsys, "model", "single-hop", "--payload-bytes", "1460", "--data-rate-mbps", "2",
+                             "--json")
+    assert code == 0 and json.loads(out)["goodput_bps"] > 0
+    code, out, err = run_cli(capsys, "model", "linkdrop", "-p", "hops=4")
+    assert code == 0 and "p_drop" in out
+
+
+def test_version_and_help(fake_core, capsys):
+    code, out, err = run_cli(capsys, "--version")
+    assert code == 0 and "core 0.0.0-fake" in out
+    code, out, err = run_cli(capsys, "--help")
+    assert code == 0 and "reproduce" in out and "sweep" in out
+
+
+def test_cli_start_does_not_import_heavy_modules(subprocess_env):
+    code = ("import sys, hoptcp, hoptcp.cli; "
+            "heavy = [m for m in ('pandas', 'matplotlib', 'scipy', 'numpy', 'distributed') if m in sys.modules]; "
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_run_command_does_not_import_pandas(subprocess_env, scenario_file):
+    code = ("import sys, fake_core; fake_core.install(); from hoptcp.cli import main; "
+            f"rc = main(['run', {str(scenario_file)!r}]); "
+            "print('HEAVY', [m for m in ('pandas', 'matplotlib', 'scipy') if m in sys.modules]); sys.exit(rc)")
+    out = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "HEAVY []" in out.stdout

@@ -1,0 +1,227 @@
+"""Integration tests against the compiled core (skipped until hoptcp._core is built).
+
+They exercise the contract end to end: a 500-run sweep with a progress bar, a
+re-run that simulates nothing, a sweep killed with SIGKILL that resumes with
+exactly the missing runs, Dask giving the same results as local threads, and
+the reproduction catalogue rendering a report with its figure.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import hoptcp
+from hoptcp import Scenario, ScenarioError, Store
+from hoptcp.cli import main
+from hoptcp.sweep import SweepSpec, run_sweep
+
+pytestmark = pytest.mark.core
+
+# Schema v1: one saturated UDP sender, one hop. Short runs keep the suite quick.
+UDP_HOP = """
+duration_s = 0.2
+seed = 1
+
+[topology]
+kind = "chain"
+hops = 1
+spacing_m = 200.0
+
+[radio]
+data_rate_mbps = 2.0
+basic_rate_mbps = 1.0
+
+[mac]
+rts_threshold_bytes = 0
+
+[[flows]]
+src = 0
+dst = 1
+transport = "udp"
+app = "cbr"
+rate_bps = 1000000.0
+packet_bytes = 1000
+start_s = 0.0
+"""
+
+TCP_CHAIN = """
+duration_s = 2.0
+seed = 1
+
+[topology]
+kind = "chain"
+hops = 4
+spacing_m = 200.0
+
+[tcp]
+max_window = 4
+
+[[flows]]
+src = 0
+dst = 4
+transport = "tcp"
+app = "ftp"
+"""
+
+
+@pytest.fixture
+def udp_file(tmp_path: Path) -> Path:
+    p = tmp_path / "udp.toml"
+    p.write_text(UDP_HOP)
+    return p
+
+
+def _without_wall(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k != "wall_time_s"}
+
+
+def test_contract_basics(real_core, udp_file):
+    assert isinstance(real_core.version(), str) and real_core.version()
+    assert issubclass(real_core.ScenarioError, ValueError)
+    text = real_core.resolve(UDP_HOP, [("flows.0.rate_bps", "1e5")])
+    doc = json.loads(text)
+    assert list(doc) == sorted(doc) and list(doc["mac"]) == sorted(doc["mac"])  # canonical: sorted keys
+    assert doc["flows"][0]["rate_bps"] == 1e5 and "mac" in doc and "radio" in doc
+    sc = Scenario.load(udp_file)
+    assert sc.hash() == sc.with_(seed=42).hash() != sc.with_(flows__0__packet_bytes=500).hash()
+    with pytest.raises(ScenarioError) as exc:
+        sc.with_(mac__rts_treshold_bytes=0).resolved()
+    assert "rts_treshold_bytes" in str(exc.value)
+    with pytest.raises(real_core.ScenarioError):  # hoptcp's class is a subclass of the core's
+        sc.with_(topology__kind="ring").resolved()
+
+
+def test_run_result_and_determinism(real_core, tmp_path):
+    p = tmp_path / "tcp.toml"
+    p.write_text(TCP_CHAIN)
+    a = hoptcp.run(p, seed=3)
+    b = hoptcp.run(Scenario.load(p), seed=3)
+    assert _without_wall(a.raw) == _without_wall(b.raw)
+    for key in ("seed", "duration_s", "events", "wall_time_s", "hoptcp_version", "flows", "nodes", "drops",
+                "fairness_jain", "aggregate_goodput_bps"):
+        assert key in a.raw, key
+    assert a.seed == 3 and a.raw["hoptcp_version"] == real_core.version()
+    f = a.flows.iloc[0]
+    assert f["transport"] == "tcp" and f["hops"] == 4 and "avg_cwnd" in a.flows.columns
+    m = a.metrics()
+    assert "flow.0.goodput_bps" in m and "drops.queue_overflow" in m and "node.0.queue_max" in m
+    assert set(a.drops.columns) == {"cause", "kind", "count"}
+
+
+def test_cli_run_on_real_core(real_core, capsys, tmp_path):
+    p = tmp_path / "tcp.toml"
+    p.write_text(TCP_CHAIN)
+    assert main(["run", str(p), "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Flows" in out and "Drops by cause" in out
+    assert main(["run", str(p), "--json", "--set", "tcp.max_window=2"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 1
+    assert main(["run", str(p), "--set", "tcp.max_windw=2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "max_windw" in err[0]
+
+
+def test_500_run_sweep_progress_and_free_rerun(real_core, udp_file, tmp_path, capsys):
+    spec = SweepSpec.build(udp_file, name="big", grid={
+        "flows.0.packet_bytes": [200, 400, 600, 800, 1000],
+        "flows.0.rate_bps": [1e5, 2e5, 4e5, 8e5, 1.6e6, 3.2e6, 6.4e6, 1e7, 2e7, 4e7]}, replications=10)
+    db = tmp_path / "big.db"
+    t0 = time.perf_counter()
+    df = run_sweep(spec, store=db, progress=True)
+    first = time.perf_counter() - t0
+    err = capsys.readouterr().err
+    assert len(df) == 500 and df.attrs["ran"] == 500
+    assert "500 cached" not in err and "0 cached, 500 to run" in err
+    assert "500/500" in err  # the progress bar's done/total
+    again = run_sweep(spec, store=db, progress=True)
+    err = capsys.readouterr().err
+    assert again.attrs["ran"] == 0 and "500 cached, 0 to run" in err
+    assert again.equals(df)
+    assert Store(db).count() == 500
+    print(f"500 runs in {first:.1f} s")
+
+
+def _count(db: Path) -> int:
+    try:
+        con = sqlite3.connect(db, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_sigkill_midway_then_resume_runs_exactly_the_missing(real_core, udp_file, tmp_path, subprocess_env):
+    # calibrate run length so that the sweep takes a few seconds on one thread
+    t0 = time.perf_counter()
+    hoptcp.run(udp_file, duration_s=1.0)
+    per_sim_second = max(time.perf_counter() - t0, 1e-4)
+    duration = min(max(0.08 / per_sim_second, 0.5), 500.0)
+    n = 60
+    spec = tmp_path / "kill.toml"
+    spec.write_text(f'scenario = "{udp_file.name}"\nname = "kill"\nreplications = {n // 3}\n'
+                    f'[set]\nduration_s = {duration}\n[grid]\n"flows.0.packet_bytes" = [500, 1000, 1500]\n')
+    db = tmp_path / "kill.db"
+    cmd = [sys.executable, "-m", "hoptcp", "sweep", str(spec), "--store", str(db), "-j", "1"]
+    proc = subprocess.Popen(cmd, env=subprocess_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while _count(db) < 5 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the sweep finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = _count(db)
+    assert 5 <= done < n
+    out = subprocess.run(cmd, env=subprocess_env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert f"{done} cached, {n - done} to run" in out.stderr
+    assert f"ran {n - done} simulations" in out.stderr
+    assert _count(db) == n
+
+
+def test_dask_local_cluster_matches_local_run(real_core, udp_file, tmp_path, subprocess_env):
+    distributed = pytest.importorskip("distributed")
+    spec = SweepSpec.build(udp_file, name="d", grid={"flows.0.packet_bytes": [300, 900, 1400]}, replications=4)
+    local = run_sweep(spec, store=tmp_path / "local.db", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = run_sweep(spec, store=tmp_path / "dask.db", dask=cluster.scheduler_address, progress=False)
+    cols = [c for c in local.columns if c != "wall_time_s"]
+    assert remote[cols].equals(local[cols])
+    with Store(tmp_path / "local.db") as a, Store(tmp_path / "dask.db") as b:
+        for _, row in local.iterrows():
+            key = (row["scenario_hash"], int(row["seed"]), row["hoptcp_version"])
+            assert _without_wall(a.result(*key)) == _without_wall(b.result(*key))
+
+
+def test_reproduce_list_and_quick_report(real_core, capsys, tmp_path):
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "single-hop" in out and "bianchi" in out
+    for entry in ("single-hop", "bianchi"):
+        out_dir = tmp_path / entry
+        assert main(["reproduce", entry, "--quick", "--out", str(out_dir), "--store", str(tmp_path / "r.db"),
+                     "-q"]) == 0
+        report = (out_dir / "report.md").read_text()
+        assert "## Claims" in report and "hoptcp (mean ± 95% CI)" in report
+        assert "| **error** |" not in report and "| **no data** |" not in report, report  # model params understood
+        assert (out_dir / "results.csv").exists()
+    png = tmp_path / "bianchi" / "throughput-vs-n.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "![" in (tmp_path / "bianchi" / "report.md").read_text()
+
+
+def test_models_answer(real_core):
+    w = hoptcp.model("wstar", topology="chain", hops=8)
+    assert isinstance(w, dict) and w
+    with pytest.raises(ValueError):
+        hoptcp.model("wstar", topology="chain", hops=-1)
