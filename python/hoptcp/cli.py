@@ -416,7 +416,10 @@ _mac_model_options = [
     click.option("--payload-bytes", type=int, default=None, help="Payload bytes per packet."),
     click.option("--data-rate-mbps", type=float, default=None, help="Data rate (Mb/s)."),
     click.option("--basic-rate-mbps", type=float, default=None, help="Basic (control) rate (Mb/s)."),
-    click.option("--rts-threshold-bytes", type=int, default=None, help="RTS threshold (0: always RTS/CTS)."),
+    click.option("--access", type=click.Choice(["rts_cts", "basic"]), default=None,
+                 help="RTS/CTS before DATA (ns-2 default) or basic access."),
+    click.option("--transport", type=click.Choice(["udp", "tcp"]), default=None,
+                 help="Headers on the payload: UDP/IP 28 B or TCP/IP 40 B."),
     click.option("--standard", type=click.Choice(["dsss", "ofdm"]), default=None, help="PHY timing set."),
 ]
 
@@ -444,7 +447,7 @@ def model_wstar(topology: str, hops: list[int], extra: tuple[str, ...], as_json:
 @_with(_common_model_options)
 def model_bianchi(n: list[int], extra: tuple[str, ...], as_json: bool, **mac: Any) -> None:
     """Bianchi's saturation throughput of 802.11 DCF with n stations."""
-    _model_runs("bianchi", {"n": n, **mac, **_parse_params(extra)}, "n", as_json)
+    _model_runs("bianchi", {"stations": n, **mac, **_parse_params(extra)}, "stations", as_json)
 
 
 @model.command("single-hop")

@@ -297,11 +297,11 @@ class FakeCore:
                 raise ValueError(f"payload_bytes: invalid value {json.dumps(payload)}; expected an integer >= 1")
             g = _saturation_bps(payload, rate)
             if name == "bianchi":
-                n = p.get("n")
+                n = p.get("stations")
                 if not isinstance(n, int) or n < 1:
-                    raise ValueError(f"n: invalid value {json.dumps(n)}; expected an integer >= 1")
+                    raise ValueError(f"stations: invalid value {json.dumps(n)}; expected an integer >= 1")
                 g *= 1 - 0.002 * n
-                return json.dumps({"n": n, "goodput_bps": g, "tau": 2 / (33 * n), "p_collision": 1 - (1 - 2 / 33) ** (n - 1)})
+                return json.dumps({"stations": n, "goodput_bps": g, "tau": 2 / (33 * n), "p_collision": 1 - (1 - 2 / 33) ** (n - 1)})
             return json.dumps({"goodput_bps": g})
         if name == "linkdrop":
             return json.dumps({"p_drop": 0.01})

@@ -124,7 +124,7 @@ def test_model_commands(fake_core, capsys):
     assert code == 0 and "wstar" in out and "2" in out
     code, out, err = run_cli(capsys, "model", "bianchi", "-n", "5,10", "--json")
     doc = json.loads(out)
-    assert code == 0 and [d["n"] for d in doc] == [5, 10]
+    assert code == 0 and [d["stations"] for d in doc] == [5, 10]
     code, out, err = run_cli(capsys, "model", "single-hop", "--payload-bytes", "1460", "--data-rate-mbps", "2",
                              "--json")
     assert code == 0 and json.loads(out)["goodput_bps"] > 0

@@ -27,11 +27,23 @@ def _goodput(name: str, result: Mapping[str, Any]) -> float:
                     f"got {', '.join(result)})")
 
 
+#: MAC bytes added to an IP packet in a DATA frame, per frame format (see docs/model.md)
+_DATA_OVERHEAD = {"ns2": 34, "standard": 36}
+_UDP_IP_BYTES = 28
+
+
 def mac_params(resolved: Mapping[str, Any]) -> dict[str, Any]:
-    """The scenario's PHY/MAC settings in the models' parameter names."""
+    """The scenario's PHY/MAC settings in the models' parameter names.
+
+    The RTS threshold becomes the access mode the DCF uses for the first flow's
+    DATA frames: RTS/CTS when the MAC frame is at least the threshold.
+    """
     radio, mac = resolved.get("radio", {}), resolved.get("mac", {})
+    fmt = mac.get("frame_format", "ns2")
+    frame_bytes = _udp_payload(resolved) + _UDP_IP_BYTES + _DATA_OVERHEAD.get(fmt, 34)
+    access = "rts_cts" if frame_bytes >= int(mac.get("rts_threshold_bytes", 0)) else "basic"
     return {"standard": radio.get("standard"), "data_rate_mbps": radio.get("data_rate_mbps"),
-            "basic_rate_mbps": radio.get("basic_rate_mbps"), "rts_threshold_bytes": mac.get("rts_threshold_bytes")}
+            "basic_rate_mbps": radio.get("basic_rate_mbps"), "frame_format": fmt, "access": access}
 
 
 def _udp_payload(resolved: Mapping[str, Any]) -> int:
@@ -44,11 +56,24 @@ def _udp_payload(resolved: Mapping[str, Any]) -> int:
 def single_hop_model(ctx: "Context", point: Mapping[str, Any]) -> float:
     """Saturation goodput of one sender to one receiver, from ``_core.model("single_hop")``."""
     r = ctx.resolved(point)
-    return _goodput("single_hop", model("single_hop", payload_bytes=_udp_payload(r), **mac_params(r)))
+    dist = _distance(r, r["flows"][0]["src"], r["flows"][0]["dst"])
+    return _goodput("single_hop", model("single_hop", payload_bytes=_udp_payload(r), distance_m=dist, **mac_params(r)))
 
 
 def bianchi_model(ctx: "Context", point: Mapping[str, Any]) -> float:
     """Aggregate saturation goodput of n contending senders, from ``_core.model("bianchi")``."""
     r = ctx.resolved(point)
     n = len({f["src"] for f in r.get("flows") or []})
-    return _goodput("bianchi", model("bianchi", n=n, payload_bytes=_udp_payload(r), **mac_params(r)))
+    return _goodput("bianchi", model("bianchi", stations=n, variant="ns2", payload_bytes=_udp_payload(r),
+                                     **mac_params(r)))
+
+
+def _distance(resolved: Mapping[str, Any], a: int, b: int) -> float:
+    """Distance between two nodes of a chain or explicit topology (metres)."""
+    topo = resolved["topology"]
+    if topo["kind"] == "chain":
+        return abs(a - b) * float(topo["spacing_m"])
+    if topo["kind"] == "explicit":
+        (xa, ya), (xb, yb) = topo["positions"][a], topo["positions"][b]
+        return ((xa - xb) ** 2 + (ya - yb) ** 2) ** 0.5
+    raise SpecError(f"single_hop_model: cannot place nodes of a {topo['kind']} topology")
