@@ -163,9 +163,9 @@ class Entry:
     def derive_fn(self) -> Callable[[Mapping[str, Any]], Mapping[str, Any]] | None:
         if not self.derive:
             return None
-        from . import builders
+        from .registry import need
 
-        fn = getattr(builders, self.derive)
+        fn = need("derive", self.derive)
         base = self.scenario
         return lambda params: fn(params, base)
 
@@ -195,7 +195,7 @@ def _check_keys(where: str, doc: Mapping[str, Any], allowed: set[str]) -> None:
 
 
 def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
-    from . import builders, checks, figures
+    from .registry import find
 
     where = str(path) if path else "entry"
     _check_keys(where, doc, ENTRY_KEYS)
@@ -217,19 +217,19 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
             raise SpecError(f"{where}: [{name}] must be a table")
         _check_keys(f"{where} [{name}]", table, allowed)
     derive = doc.get("derive")
-    if derive is not None and not callable(getattr(builders, str(derive), None)):
-        raise SpecError(f"{where}: derive = '{derive}': no such function in hoptcp.reproduce.builders")
+    if derive is not None and find("derive", str(derive)) is None:
+        raise SpecError(f"{where}: derive = '{derive}': no such function in hoptcp.reproduce.builders or .lib")
     claims = []
     for i, c in enumerate(doc.get("claims", [])):
         cw = f"{where} claims[{i}]"
         _check_keys(cw, c, CLAIM_KEYS)
         if ("value" in c) == ("check" in c):
             raise SpecError(f"{cw}: give exactly one of 'value' (a metric) or 'check' (a function in checks.py)")
-        if "check" in c and not callable(getattr(checks, c["check"], None)):
-            raise SpecError(f"{cw}: check = '{c['check']}': no such function in hoptcp.reproduce.checks")
+        if "check" in c and find("check", c["check"]) is None:
+            raise SpecError(f"{cw}: check = '{c['check']}': no such function in hoptcp.reproduce.checks or .lib")
         ref = c.get("reference")
-        if ref is not None and not callable(getattr(checks, ref, None)):
-            raise SpecError(f"{cw}: reference = '{ref}': no such function in hoptcp.reproduce.checks")
+        if ref is not None and find("reference", ref) is None:
+            raise SpecError(f"{cw}: reference = '{ref}': no such function in hoptcp.reproduce.checks or .lib")
         rule = Rule.parse(_need(cw, c, "rule", str))
         if rule.needs == "reference" and ref is None:
             raise SpecError(f"{cw}: rule '{rule.text}' compares with the reference, but no 'reference' is given")
@@ -245,8 +245,8 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
         fw = f"{where} figures[{i}]"
         for k in FIGURE_KEYS_REQUIRED:
             _need(fw, f, k, str)
-        if not callable(getattr(figures, f["function"], None)):
-            raise SpecError(f"{fw}: function '{f['function']}': no such function in hoptcp.reproduce.figures")
+        if find("figure", f["function"]) is None:
+            raise SpecError(f"{fw}: function '{f['function']}': no such function in hoptcp.reproduce.figures or .lib")
         opts = {k: v for k, v in f.items() if k not in ("function", "file", "caption")}
         figs.append(FigureSpec(f["function"], f["file"], f.get("caption", ""), opts))
     where_txt = " / ".join(str(doc[k]) for k in ("figure", "table") if k in doc) or "-"

@@ -97,7 +97,7 @@ def _num(v: float | None, claim: Claim) -> str:
 
 
 def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
-    from . import checks
+    from .registry import need
 
     points = ctx.spec.points() if claim.per_point else [{}]
     rows = []
@@ -105,14 +105,14 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
         runs = ctx.runs_at(point)
         try:
             if claim.check:
-                got = getattr(checks, claim.check)(ctx, runs, point)
+                got = need("check", claim.check)(ctx, runs, point)
                 est = got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
             else:
                 if claim.value not in runs.columns:
                     raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
                 est = mean_ci(runs[claim.value])
             ref_point = point if claim.per_point or len(ctx.spec.points()) != 1 else ctx.spec.points()[0]
-            ref = float(getattr(checks, claim.reference)(ctx, ref_point)) if claim.reference else None
+            ref = float(need("reference", claim.reference)(ctx, ref_point)) if claim.reference else None
         except (SpecError, ValueError, KeyError) as exc:
             rows.append(PointRow(point, Estimate(math.nan, math.nan, 0, math.nan), None, None, str(exc), "error"))
             continue
@@ -157,10 +157,10 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
     claims = [evaluate_claim(c, ctx) for c in entry.claims]
     by_name = {c.claim.name: c for c in claims}
     figures = []
-    from . import figures as figmod
+    from .registry import need
 
     for f in entry.figures:
-        fig = getattr(figmod, f.function)(ctx, by_name, f.options)
+        fig = need("figure", f.function)(ctx, by_name, f.options)
         path = out / f.file
         fig.savefig(path)
         figures.append(path)
