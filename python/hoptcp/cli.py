@@ -118,36 +118,36 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
     _print_run(json.loads(text), sc, pcap)
 
 
-_HEADERS = {"packets_sent": "sent", "packets_delivered": "delivered", "bytes_delivered": "bytes",
-            "goodput_bps": "goodput kb/s", "avg_cwnd": "avg cwnd", "avg_rtt_s": "avg RTT ms",
-            "retransmissions": "retx", "fast_retransmits": "fast retx", "rts_sent": "RTS sent",
-            "cts_timeouts": "CTS t/o", "ack_timeouts": "ACK t/o", "rx_collisions": "rx coll",
-            "cts_withheld": "CTS withheld", "queue_max": "queue max", "queue_avg": "queue avg",
-            "mac_drops": "MAC drops"}
-_SCALE = {"goodput_bps": 1e-3, "avg_rtt_s": 1e3}
-MAX_ROWS = 60
+#: columns of the run summary: (key, header, scale); the full set is in --json
+_FLOW_COLUMNS = (("hops", "hops", 1), ("packets_sent", "sent", 1), ("packets_delivered", "delivered", 1),
+                 ("goodput_bps", "goodput kb/s", 1e-3))
+_TCP_COLUMNS = (("avg_cwnd", "avg cwnd", 1), ("avg_rtt_s", "avg RTT ms", 1e3), ("retransmissions", "retx", 1),
+                ("timeouts", "RTOs", 1), ("fast_retransmits", "fast retx", 1))
+_NODE_COLUMNS = (("rts_sent", "RTS", 1), ("cts_timeouts", "CTS t/o", 1), ("ack_timeouts", "ACK t/o", 1),
+                 ("rx_collisions", "rx coll", 1), ("cts_withheld", "CTS withheld", 1), ("mac_drops", "MAC drops", 1),
+                 ("queue_max", "queue max", 1), ("queue_avg", "queue avg", 1), ("backlog_frac", "busy %", 100))
+MAX_ROWS = 40
 
 
-def _record_table(title: str, records: list[dict[str, Any]], order: tuple[str, ...]) -> Any:
-    from .results import ordered_keys
-
-    keys = ordered_keys(records, order)  # metrics the core adds later show up too
-    shown = records[:MAX_ROWS]
-    rows = [[str(r.get("id", i))] + [_cell(k, r.get(k)) for k in keys] for i, r in enumerate(shown)]
-    t = _table(title, ["id", *[_HEADERS.get(k, k) for k in keys]], rows, right_from=1)
+def _columns_table(title: str, records: list[dict[str, Any]], first: list[tuple[str, Any]],
+                   columns: Sequence[tuple[str, str, float]]) -> Any:
+    """A table with the given columns; rows past MAX_ROWS are summarised in the caption."""
+    cols = [c for c in columns if any(c[0] in r for r in records)]
+    rows = []
+    for r, lead in zip(records[:MAX_ROWS], first):
+        cells = [r.get(k) * sc if isinstance(r.get(k), (int, float)) and sc != 1 else r.get(k) for k, _, sc in cols]
+        rows.append([*lead, *cells])
+    lead_headers = [h for h, _ in first[0]] if first else []
+    t = _table(title, [*lead_headers, *[h for _, h, _ in cols]], [[v for _, v in lr[:len(lead_headers)]]
+                                                                  + lr[len(lead_headers):] for lr in rows],
+               right_from=len(lead_headers))
     if len(records) > MAX_ROWS:
-        t.caption = f"{len(records) - MAX_ROWS} more rows: use --json for all"
+        t.caption = f"{len(records) - MAX_ROWS} more rows: use --json or hoptcp.run() for all"
     return t
 
 
-def _cell(key: str, v: Any) -> Any:
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and key in _SCALE:
-        return v * _SCALE[key]
-    return v
-
-
 def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
-    from .results import FLOW_ORDER, NODE_ORDER, RunResult, drop_rows
+    from .results import RunResult, drop_rows
 
     con = _console()
     s = RunResult(raw).summary
@@ -157,20 +157,28 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
     if sc.overrides:
         con.print("overrides: " + ", ".join(f"{k}={v}" for k, v in sc.overrides))
     con.print()
-    if raw.get("flows"):
-        con.print(_record_table("Flows", raw["flows"], FLOW_ORDER))
+    flows = raw.get("flows") or []
+    if flows:
+        cols = _FLOW_COLUMNS + (_TCP_COLUMNS if any(f.get("transport") == "tcp" for f in flows) else ())
+        lead = [[("flow", str(f.get("id"))), ("route", f"{f.get('src')} → {f.get('dst')}"),
+                 ("type", f"{f.get('transport')}/{f.get('app')}")] for f in flows]
+        con.print(_columns_table("Flows", flows, lead, cols))
         con.print()
-    if raw.get("nodes"):
-        con.print(_record_table("Nodes (MAC and interface queue)", raw["nodes"], NODE_ORDER))
+    nodes = raw.get("nodes") or []
+    # Only nodes that did something at the MAC: idle nodes of big topologies add nothing.
+    active = [n for n in nodes if (n.get("mac_packets") or 0) + (n.get("cts_sent") or 0) > 0]
+    if active:
+        title = "Nodes (MAC and interface queue)" + (f", {len(active)} of {len(nodes)} active" if len(active) < len(nodes) else "")
+        lead = [[("node", str(n.get("id"))), ("x, y (m)", f"{_fmt(n.get('x'))}, {_fmt(n.get('y'))}")] for n in active]
+        con.print(_columns_table(title, active, lead, _NODE_COLUMNS))
         con.print()
     rows = drop_rows(raw.get("drops") or {})
     if rows:
         kinds = [k for k in dict.fromkeys(k for _, k, _ in rows) if k != "all"]
         causes = list(dict.fromkeys(c for c, _, _ in rows))
         cell = {(c, k): n for c, k, n in rows}
-        table_rows = [[c, cell.get((c, "all"), sum(cell.get((c, k), 0) or 0 for k in kinds)),
-                       *[cell.get((c, k), 0) for k in kinds]] for c in causes]
-        con.print(_table("Drops by cause", ["cause", "total", *kinds], table_rows, right_from=1))
+        table_rows = [[c, cell.get((c, "all"), 0), *[cell.get((c, k), 0) for k in kinds]] for c in causes]
+        con.print(_table("Drops by cause and packet kind", ["cause", "total", *kinds], table_rows, right_from=1))
         con.print()
     con.print(f"aggregate goodput [bold]{_fmt((s['aggregate_goodput_bps'] or 0) / 1e3)} kb/s[/bold]   "
               f"Jain fairness [bold]{_fmt(s['fairness_jain'])}[/bold]   drops {_fmt(s['drops'])}")

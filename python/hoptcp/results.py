@@ -79,7 +79,9 @@ class RunResult:
         r = self.raw
         wall = r.get("wall_time_s") or 0.0
         drops = r.get("drops", {}) or {}
-        total_drops = sum(v for k, v in drops.items() if k != "by_kind" and isinstance(v, (int, float)))
+        total_drops = drops.get("total")
+        if not isinstance(total_drops, (int, float)):
+            total_drops = sum(v for k, v in drops.items() if k != "by_kind" and isinstance(v, (int, float)))
         s = {
             "hoptcp_version": r.get("hoptcp_version"),
             "seed": r.get("seed"),
@@ -168,7 +170,9 @@ class RunResult:
 
 
 def drop_rows(drops: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
-    rows = [(c, "all", n) for c, n in drops.items() if c != "by_kind" and _is_scalar(n)]
+    """(cause, kind, count) rows; kind "all" holds each cause's total (the
+    core's "total" entry is the sum over causes and is not repeated here)."""
+    rows = [(c, "all", n) for c, n in drops.items() if c not in ("by_kind", "total") and _is_scalar(n)]
     for kind, causes in (drops.get("by_kind") or {}).items():
         for c, n in (causes or {}).items():
             if _is_scalar(n):
