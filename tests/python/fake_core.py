@@ -249,7 +249,7 @@ class FakeCore:
                             fast_retransmits=rng.randint(0, 5))
             flows.append(flow)
         nodes = [
-            {"id": n, "x": float(n * sc["topology"]["spacing_m"]), "y": 0.0, "rts_sent": rng.randint(0, 1000),
+            {"id": n, "x": float(n * sc["topology"]["spacing_m"]), "y": 0.0, "rts_sent": rng.randint(0, 1000), "mac_packets": rng.randint(1, 1000), "cts_sent": rng.randint(0, 1000),
              "cts_timeouts": rng.randint(0, 50), "ack_timeouts": rng.randint(0, 10), "retries": rng.randint(0, 60),
              "rx_collisions": rng.randint(0, 40), "cts_withheld": rng.randint(0, 5),
              "queue_max": min(mac["queue_limit"], rng.randint(0, 60)), "queue_avg": rng.random() * 5,
