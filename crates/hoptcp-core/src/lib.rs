@@ -60,7 +60,8 @@ pub fn run_scenario(text: &str, overrides: &[(String, String)], opts: &RunOption
         overrides.push(("seed".into(), s.to_string()));
     }
     let plan = scenario::load(text, &overrides).map_err(RunError::Scenario)?;
-    let mut sim = Simulation::new(&plan, plan.scenario.seed);
+    let seed = plan.scenario.seed;
+    let mut sim = Simulation::new(plan, seed);
     if let Some(p) = &opts.pcap {
         sim.trace_to(p).map_err(RunError::Io)?;
     }

@@ -34,11 +34,12 @@ pub struct Neighbor {
 }
 
 /// Hearers of one sender at the same propagation delay: entries
-/// `order[start..end]` index the sender's `sensed_by` list.
-#[derive(Clone, Debug)]
+/// `arrival_order[start..end]` of that sender, which index its `sensed_by`.
+#[derive(Clone, Copy, Debug)]
 pub struct ArrivalGroup {
     pub delay: Time,
-    pub members: Vec<u32>,
+    pub start: u32,
+    pub end: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -50,6 +51,8 @@ pub struct Channel {
     /// each group in node-id order. A transmission reaches a whole group at
     /// once, so the simulator delivers it with one event per group.
     pub arrivals: Vec<Vec<ArrivalGroup>>,
+    /// `arrival_order[n]`: indices into `sensed_by[n]` sorted by (delay, node).
+    pub arrival_order: Vec<Vec<u32>>,
     pub rx_thresh_w: f64,
     pub cs_thresh_w: f64,
     pub model: TwoRayGround,
@@ -102,23 +105,24 @@ impl Channel {
                 list.sort_by_key(|nb| nb.node);
             }
         }
-        let arrivals = sensed_by
-            .iter()
-            .map(|list| {
-                let mut idx: Vec<u32> = (0..list.len() as u32).collect();
-                idx.sort_by_key(|&k| (list[k as usize].delay, list[k as usize].node));
-                let mut groups: Vec<ArrivalGroup> = Vec::new();
-                for k in idx {
-                    let d = list[k as usize].delay;
-                    match groups.last_mut() {
-                        Some(g) if g.delay == d => g.members.push(k),
-                        _ => groups.push(ArrivalGroup { delay: d, members: vec![k] }),
-                    }
+        let mut arrivals = Vec::with_capacity(n);
+        let mut arrival_order = Vec::with_capacity(n);
+        for list in &sensed_by {
+            let mut idx: Vec<u32> = (0..list.len() as u32).collect();
+            idx.sort_by_key(|&k| (list[k as usize].delay, list[k as usize].node));
+            let mut groups: Vec<ArrivalGroup> = Vec::new();
+            for (pos, &k) in idx.iter().enumerate() {
+                let d = list[k as usize].delay;
+                match groups.last_mut() {
+                    Some(g) if g.delay == d => g.end = pos as u32 + 1,
+                    _ => groups.push(ArrivalGroup { delay: d, start: pos as u32, end: pos as u32 + 1 }),
                 }
-                groups
-            })
-            .collect();
-        Channel { positions, sensed_by, arrivals, rx_thresh_w, cs_thresh_w, model }
+            }
+            groups.shrink_to_fit();
+            arrivals.push(groups);
+            arrival_order.push(idx);
+        }
+        Channel { positions, sensed_by, arrivals, arrival_order, rx_thresh_w, cs_thresh_w, model }
     }
 
     pub fn len(&self) -> usize {
@@ -189,7 +193,10 @@ mod tests {
                                                    // Node 3's hearers at 200 m (2, 4) then 400 m (1, 5).
         let g: Vec<(u64, Vec<u32>)> = ch.arrivals[3]
             .iter()
-            .map(|g| (g.delay, g.members.iter().map(|&k| ch.sensed_by[3][k as usize].node).collect()))
+            .map(|g| {
+                let members = &ch.arrival_order[3][g.start as usize..g.end as usize];
+                (g.delay, members.iter().map(|&k| ch.sensed_by[3][k as usize].node).collect())
+            })
             .collect();
         assert_eq!(g, vec![(667, vec![2, 4]), (1333, vec![1, 5])]);
     }

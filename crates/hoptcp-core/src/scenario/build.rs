@@ -100,27 +100,31 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
     }
     if let Some(rf) = &sc.random_flows {
         let mut rng = RngStream::new(rf.flow_seed.unwrap_or(sc.seed), 0, StreamPurpose::FlowSelection);
-        let min_hops = rf.min_hops.unwrap_or(1) as usize;
+        let min_hops = rf.min_hops.unwrap_or(1);
+        let max_hops = rf.max_hops.unwrap_or(u32::MAX);
         for _ in 0..rf.count {
+            // Source uniform over nodes; destination uniform over the nodes
+            // min_hops..=max_hops away from it (one bounded BFS per draw).
             let mut chosen = None;
-            for _ in 0..10_000 {
+            for _ in 0..1000 {
                 let src = rng.below(n);
-                let dst = rng.below(n);
-                if src == dst || comp[src as usize] != comp[dst as usize] {
+                let (dist, parent) = topology::bfs_within(n as usize, links, src, max_hops);
+                let eligible: Vec<u32> =
+                    (0..n).filter(|&v| dist[v as usize] != u32::MAX && dist[v as usize] >= min_hops).collect();
+                if eligible.is_empty() {
                     continue;
                 }
-                if let Some(p) = topology::shortest_path(n as usize, links, src, dst) {
-                    if p.len() > min_hops {
-                        chosen = Some((src, dst, p));
-                        break;
-                    }
-                }
+                let dst = eligible[rng.below(eligible.len() as u32) as usize];
+                chosen = Some((src, dst, topology::path_from_parents(&parent, src, dst)));
+                break;
             }
             let Some((src, dst, path)) = chosen else {
-                return Err(ScenarioError::value(
+                return Err(ScenarioError::new(
                     "random_flows.min_hops",
-                    min_hops,
-                    "no connected node pair is that many hops apart in this topology",
+                    format!(
+                        "no connected node pair found between random_flows.min_hops = {min_hops} and max_hops = {} hops apart in this topology (1000 draws)",
+                        rf.max_hops.map_or("unlimited".to_string(), |m| m.to_string())
+                    ),
                 ));
             };
             let spec = FlowSpec {

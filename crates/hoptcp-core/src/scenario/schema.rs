@@ -334,6 +334,9 @@ pub struct RandomFlowsSpec {
     /// Only pairs at least this many hops apart (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_hops: Option<u32>,
+    /// Only pairs at most this many hops apart (default: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_hops: Option<u32>,
     /// Seed of the pair draw (default: the run seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow_seed: Option<u64>,

@@ -74,6 +74,15 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         rf.jitter = as_flow.jitter;
         rf.min_hops = Some(rf.min_hops.unwrap_or(1));
         int_range("random_flows.min_hops", rf.min_hops.unwrap() as u64, 1, 1_000_000)?;
+        if let Some(mx) = rf.max_hops {
+            if mx < rf.min_hops.unwrap() {
+                return Err(ScenarioError::value(
+                    "random_flows.max_hops",
+                    mx,
+                    format!("must be at least random_flows.min_hops = {}", rf.min_hops.unwrap()),
+                ));
+            }
+        }
     }
     if sc.flows.is_empty() && sc.random_flows.is_none() {
         return Err(ScenarioError::new(

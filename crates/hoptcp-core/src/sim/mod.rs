@@ -192,7 +192,7 @@ pub struct Simulation {
 
 impl Simulation {
     /// Build a simulation of `plan` with run seed `seed`.
-    pub fn new(plan: &Plan, seed: u64) -> Self {
+    pub fn new(plan: Plan, seed: u64) -> Self {
         let sc = &plan.scenario;
         let mut timing =
             Timing::new(sc.radio.standard, sc.radio.data_rate_mbps.unwrap(), sc.radio.basic_rate_mbps.unwrap());
@@ -231,7 +231,7 @@ impl Simulation {
         let mut sim = Simulation {
             q: EventQueue::new(),
             nodes,
-            channel: plan.channel.clone(),
+            channel: plan.channel,
             p,
             packets: Slab::default(),
             txs: Slab::default(),
@@ -308,10 +308,10 @@ impl Simulation {
                 // Every hearer at this distance, in node-id order. Reception
                 // timers they start all expire when this frame ends there:
                 // one RxEnd event covers them (same order as separate ones).
-                let members = self.channel.arrivals[sender][group as usize].members.len();
+                let g = self.channel.arrivals[sender][group as usize];
                 let mut locked = false;
-                for m in 0..members {
-                    let k = self.channel.arrivals[sender][group as usize].members[m];
+                for m in g.start..g.end {
+                    let k = self.channel.arrival_order[sender][m as usize];
                     let nb = self.channel.sensed_by[sender][k as usize];
                     self.with_node_ctx(now, nb.node, Some(&mut locked), |mac, p, ctx| {
                         mac.on_rx_start(&frame, nb.power, nb.decodable, p, ctx)
@@ -322,9 +322,9 @@ impl Simulation {
                 }
             }
             Ev::RxEnd { sender, group } => {
-                let members = self.channel.arrivals[sender as usize][group as usize].members.len();
-                for m in 0..members {
-                    let k = self.channel.arrivals[sender as usize][group as usize].members[m];
+                let g = self.channel.arrivals[sender as usize][group as usize];
+                for m in g.start..g.end {
+                    let k = self.channel.arrival_order[sender as usize][m as usize];
                     let node = self.channel.sensed_by[sender as usize][k as usize].node;
                     let (at, gen) = self.nodes[node as usize].recv_due;
                     if at == now {

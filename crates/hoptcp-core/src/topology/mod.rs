@@ -112,6 +112,43 @@ pub fn shortest_path(n: usize, links: impl Fn(u32) -> Vec<u32>, src: u32, dst: u
     None
 }
 
+/// Hop distances from `src` by breadth-first search, stopping at `max_hops`
+/// (nodes farther away, or unreachable, get `u32::MAX`), with BFS parents to
+/// rebuild paths; neighbours in increasing id order as in [`shortest_path`].
+pub fn bfs_within(n: usize, links: impl Fn(u32) -> Vec<u32>, src: u32, max_hops: u32) -> (Vec<u32>, Vec<u32>) {
+    let mut dist = vec![u32::MAX; n];
+    let mut parent = vec![u32::MAX; n];
+    let mut q = std::collections::VecDeque::new();
+    dist[src as usize] = 0;
+    q.push_back(src);
+    while let Some(u) = q.pop_front() {
+        let d = dist[u as usize];
+        if d == max_hops {
+            continue;
+        }
+        for v in links(u) {
+            if dist[v as usize] == u32::MAX {
+                dist[v as usize] = d + 1;
+                parent[v as usize] = u;
+                q.push_back(v);
+            }
+        }
+    }
+    (dist, parent)
+}
+
+/// The path from the BFS root to `dst` given BFS parents.
+pub fn path_from_parents(parent: &[u32], src: u32, dst: u32) -> Vec<u32> {
+    let mut path = vec![dst];
+    let mut x = dst;
+    while x != src {
+        x = parent[x as usize];
+        path.push(x);
+    }
+    path.reverse();
+    path
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +177,17 @@ mod tests {
         assert_eq!(random(10, 100.0, 50.0, 3), random(10, 100.0, 50.0, 3));
         assert_ne!(random(10, 100.0, 50.0, 3), random(10, 100.0, 50.0, 4));
         assert!(random(100, 100.0, 50.0, 3).iter().all(|p| (0.0..100.0).contains(&p.x) && (0.0..50.0).contains(&p.y)));
+    }
+
+    #[test]
+    fn bounded_bfs_stops_at_max_hops() {
+        let line =
+            |u: u32| -> Vec<u32> { [u.checked_sub(1), (u < 9).then_some(u + 1)].into_iter().flatten().collect() };
+        let (d, par) = bfs_within(10, line, 2, 3);
+        assert_eq!(&d[..6], &[2, 1, 0, 1, 2, 3]);
+        assert_eq!(d[6], u32::MAX);
+        assert_eq!(path_from_parents(&par, 2, 5), vec![2, 3, 4, 5]);
+        assert_eq!(shortest_path(10, line, 2, 5), Some(vec![2, 3, 4, 5]));
     }
 
     #[test]
