@@ -511,6 +511,35 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
     click.echo(f"wrote {result.report}")
 
 
+# --- bench ----------------------------------------------------------------------------
+
+@cli.command()
+@click.option("--only", multiple=True, metavar="NAME", help="Time only these scenarios (e.g. chain7-tcp).")
+@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True, help="Runs per scenario (best kept).")
+@click.option("--sweep-jobs", default="1,2", show_default=True, help="Worker counts for the sweep-throughput row ('' to skip).")
+@click.option("--markdown", "md_out", type=click.Path(dir_okay=False), default=None,
+              help="Also write the results as a Markdown table to this file.")
+def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, md_out: str | None) -> None:
+    """Time fixed scenarios (events/s, simulated seconds per wall second, memory) and sweep throughput."""
+    from . import _bridge, bench as b
+
+    con = _console()
+    note = lambda msg: con.print(f"[dim]{msg}[/dim]")  # noqa: E731
+    rows = b.run_scenarios(only or None, repeats, progress=note)
+    jobs = [int(j) for j in sweep_jobs.split(",") if j.strip()]
+    sweeps = b.sweep_throughput(jobs, progress=note) if jobs and not only else []
+    table_rows = [[t.name, t.nodes, t.flows, t.sim_s, t.events, t.wall_s, t.speedup, t.events_per_s / 1e6, t.rss_mb,
+                   "-" if t.target_s is None else f"<= {t.target_s:g} s"] for t in rows]
+    con.print(_table("hoptcp bench", ["scenario", "nodes", "flows", "sim s", "events", "wall s", "sim s/wall s",
+                                      "M events/s", "peak MB", "target"], table_rows, right_from=1))
+    if sweeps:
+        con.print(_table("sweep throughput (7-hop TCP chain, 30 s runs)", ["workers", "runs", "runs/s"],
+                         [[j, n, r] for j, n, r in sweeps], right_from=0))
+    if md_out:
+        Path(md_out).write_text(b.markdown(rows, sweeps, b.baseline_rss_mb(), _bridge.version()))
+        con.print(f"wrote {md_out}")
+
+
 # --- entry point ------------------------------------------------------------------------
 
 def _err(message: str) -> None:
