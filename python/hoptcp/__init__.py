@@ -16,7 +16,7 @@ from .models import model
 from .results import RunResult
 from .runner import run
 from .scenario import Scenario
-from .stats import batch_means, jain, mean_ci, summarize
+from .stats import batch_means, flow_batch_means, jain, mean_ci, summarize
 from .store import Store
 from .sweep import SweepSpec, load, sweep  # binds the function over the submodule name
 
@@ -39,4 +39,5 @@ def __getattr__(name: str) -> str:  # PEP 562: importlib.metadata only when aske
     raise AttributeError(f"module 'hoptcp' has no attribute '{name}'")
 
 __all__ = ["Scenario", "run", "sweep", "load", "summarize", "model", "RunResult", "SpecError",
-           "ScenarioError", "SweepSpec", "mean_ci", "batch_means", "jain", "Store", "__version__"]
+           "ScenarioError", "SweepSpec", "mean_ci", "batch_means", "flow_batch_means", "jain", "Store",
+           "__version__"]

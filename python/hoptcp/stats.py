@@ -95,6 +95,25 @@ def batch_means(series: Sequence[Any], batch_size: int | None = None, n_batches:
     return mean_ci(means, confidence)
 
 
+def flow_batch_means(result: Any, flow: int = 0, discard: int = 1, confidence: float = 0.95) -> Estimate:
+    """Steady-state goodput of one flow of one run by batch means.
+
+    Needs a run with ``stats.batch_packets = k``: the core then reports the goodput
+    over each batch of k delivered packets (``batch_goodput_bps``); the first
+    ``discard`` batches are dropped as warm-up and the CI is taken over the rest.
+    ``result`` is a RunResult or its raw dict.
+    """
+    raw = getattr(result, "raw", result)
+    flows = raw.get("flows") or []
+    if not 0 <= flow < len(flows):
+        raise SpecError(f"flow_batch_means: flow {flow} does not exist (the run has {len(flows)} flows)")
+    batches = flows[flow].get("batch_goodput_bps")
+    if batches is None:
+        raise SpecError("flow_batch_means: the run has no batch_goodput_bps; set stats.batch_packets = k "
+                        "in the scenario (k delivered packets per batch)")
+    return batch_means(batches, batch_size=1, discard=discard, confidence=confidence)
+
+
 def jain(values: Iterable[Any]) -> float:
     """Jain's fairness index (sum x)^2 / (n * sum x^2); 1 is perfectly fair."""
     xs = _clean(values)

@@ -225,3 +225,19 @@ def test_models_answer(real_core):
     assert isinstance(w, dict) and w
     with pytest.raises(ValueError):
         hoptcp.model("wstar", topology="chain", hops=-1)
+
+
+@pytest.mark.core
+def test_batch_means_of_delivered_packet_batches(scenario_file):
+    """stats.batch_packets = k gives per-batch goodput; batch means over them
+    agree with the run's overall goodput within the CI (steady state)."""
+    r = hoptcp.run(scenario_file, seed=3, stats__batch_packets=200, duration_s=120)
+    batches = r.raw["flows"][0]["batch_goodput_bps"]
+    delivered = r.raw["flows"][0]["packets_delivered"]
+    assert len(batches) == delivered // 200
+    est = hoptcp.flow_batch_means(r, flow=0, discard=1)
+    assert est.n == len(batches) - 1
+    overall = r.raw["flows"][0]["goodput_bps"]
+    assert abs(est.mean - overall) <= max(3 * est.ci, 0.03 * overall)
+    with pytest.raises(hoptcp.SpecError, match="batch_packets"):
+        hoptcp.flow_batch_means(hoptcp.run(scenario_file, seed=3, duration_s=5))

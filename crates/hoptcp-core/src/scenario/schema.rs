@@ -350,6 +350,10 @@ pub struct StatsSpec {
     pub throughput_interval_s: Option<f64>,
     /// Exclude deliveries before this time from goodput (s).
     pub warmup_s: f64,
+    /// Batch-means support: record each flow's goodput over consecutive
+    /// batches of this many delivered packets (`batch_goodput_bps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_packets: Option<u32>,
 }
 
 impl Standard {

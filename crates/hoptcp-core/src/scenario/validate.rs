@@ -94,6 +94,9 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         positive("stats.throughput_interval_s", i, "seconds")?;
     }
     non_negative("stats.warmup_s", sc.stats.warmup_s, "seconds")?;
+    if let Some(k) = sc.stats.batch_packets {
+        int_range("stats.batch_packets", k as u64, 1, 1_000_000_000)?;
+    }
     if sc.stats.warmup_s >= sc.duration_s {
         return Err(ScenarioError::value(
             "stats.warmup_s",

@@ -96,6 +96,9 @@ pub(crate) struct FlowStats {
     pub goodput_bytes: u64,
     /// Payload bytes delivered per series interval.
     pub series: Vec<u64>,
+    /// (time, bytes delivered) each time another `batch_packets` packets
+    /// have been delivered.
+    pub batch_marks: Vec<(Time, u64)>,
 }
 
 pub(crate) struct Flow {
@@ -116,6 +119,15 @@ pub(crate) struct TcpFlow {
 }
 
 impl FlowStats {
+    /// Record a batch mark for every multiple of `k` delivered packets passed.
+    fn mark_batches(&mut self, now: Time, k: Option<u32>) {
+        if let Some(k) = k {
+            while self.packets_delivered >= (self.batch_marks.len() as u64 + 1) * k as u64 {
+                self.batch_marks.push((now, self.bytes_delivered));
+            }
+        }
+    }
+
     /// Count `bytes` of payload delivered at `now` towards goodput and the
     /// time series.
     fn count_goodput(&mut self, now: Time, bytes: u64, warmup: Time, interval: Option<Time>) {
@@ -184,6 +196,7 @@ pub struct Simulation {
     ttl: u8,
     warmup: Time,
     series_interval: Option<Time>,
+    batch_packets: Option<u32>,
     next_uid: u64,
     plan_seed: u64,
     duration_s: f64,
@@ -242,6 +255,7 @@ impl Simulation {
             ttl: sc.ip.ttl.min(255) as u8,
             warmup: from_secs(sc.stats.warmup_s),
             series_interval: sc.stats.throughput_interval_s.map(from_secs),
+            batch_packets: sc.stats.batch_packets,
             next_uid: 0,
             plan_seed: seed,
             duration_s: sc.duration_s,
@@ -484,13 +498,14 @@ impl Simulation {
 
     /// A packet reached its destination node.
     fn deliver(&mut self, now: Time, pk: Packet) {
-        let (warmup, interval) = (self.warmup, self.series_interval);
+        let (warmup, interval, batch) = (self.warmup, self.series_interval, self.batch_packets);
         let f = &mut self.flows[pk.flow as usize];
         match pk.body {
             Body::Udp { payload, .. } => {
                 f.stats.packets_delivered += 1;
                 f.stats.bytes_delivered += payload as u64;
                 f.stats.count_goodput(now, payload as u64, warmup, interval);
+                f.stats.mark_batches(now, batch);
             }
             Body::Tcp(seg) => {
                 let Some(t) = f.tcp.as_mut() else { return };
@@ -505,6 +520,7 @@ impl Simulation {
                     f.stats.packets_delivered = after.packets_delivered;
                     f.stats.bytes_delivered = after.bytes_delivered;
                     f.stats.count_goodput(now, after.bytes_delivered - before.bytes_delivered, warmup, interval);
+                    f.stats.mark_batches(now, batch);
                 }
                 self.pump_tcp(now, pk.flow);
             }

@@ -44,6 +44,11 @@ pub struct FlowReport {
     /// Payload bits delivered per second over the flow's active period
     /// (from max(start, warm-up) to its stop time).
     pub goodput_bps: f64,
+    /// With `stats.batch_packets` = k: goodput (bit/s) over each batch of k
+    /// delivered packets, the first measured from the flow's start (batch
+    /// means: discard it as warm-up).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_goodput_bps: Option<Vec<f64>>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpFlowReport>,
 }
@@ -163,6 +168,18 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 packets_delivered: f.stats.packets_delivered,
                 bytes_delivered: f.stats.bytes_delivered,
                 goodput_bps: if secs > 0.0 { f.stats.goodput_bytes as f64 * 8.0 / secs } else { 0.0 },
+                batch_goodput_bps: sim.batch_packets.map(|_| {
+                    let mut prev = (f.plan.start, 0u64);
+                    f.stats
+                        .batch_marks
+                        .iter()
+                        .map(|&(t, b)| {
+                            let g = (b - prev.1) as f64 * 8.0 / to_secs((t - prev.0).max(1));
+                            prev = (t, b);
+                            g
+                        })
+                        .collect()
+                }),
                 tcp: f.tcp.as_ref().map(|t| {
                     let s = t.sender.stats(end);
                     TcpFlowReport {
