@@ -128,10 +128,11 @@ impl FlowStats {
         }
     }
 
-    /// Count `bytes` of payload delivered at `now` towards goodput and the
-    /// time series.
-    fn count_goodput(&mut self, now: Time, bytes: u64, warmup: Time, interval: Option<Time>) {
-        if now >= warmup {
+    /// Count `bytes` of payload delivered at `now` towards goodput (only
+    /// within [warm-up, the flow's stop time], the period goodput is divided
+    /// by) and the time series.
+    fn count_goodput(&mut self, now: Time, bytes: u64, warmup: Time, stop: Time, interval: Option<Time>) {
+        if now >= warmup && now <= stop {
             self.goodput_bytes += bytes;
         }
         if let Some(iv) = interval {
@@ -504,7 +505,7 @@ impl Simulation {
             Body::Udp { payload, .. } => {
                 f.stats.packets_delivered += 1;
                 f.stats.bytes_delivered += payload as u64;
-                f.stats.count_goodput(now, payload as u64, warmup, interval);
+                f.stats.count_goodput(now, payload as u64, warmup, f.plan.stop, interval);
                 f.stats.mark_batches(now, batch);
             }
             Body::Tcp(seg) => {
@@ -519,7 +520,8 @@ impl Simulation {
                     let after = t.receiver.stats();
                     f.stats.packets_delivered = after.packets_delivered;
                     f.stats.bytes_delivered = after.bytes_delivered;
-                    f.stats.count_goodput(now, after.bytes_delivered - before.bytes_delivered, warmup, interval);
+                    let bytes = after.bytes_delivered - before.bytes_delivered;
+                    f.stats.count_goodput(now, bytes, warmup, f.plan.stop, interval);
                     f.stats.mark_batches(now, batch);
                 }
                 self.pump_tcp(now, pk.flow);
