@@ -106,8 +106,8 @@ fn small_windows_beat_maxwin_32() {
     assert!(mean(best) > 1.04 * mean(w32), "best MaxWin {} only {} vs {}", windows[best], mean(best), mean(w32));
     assert!(windows[best] == 2 || windows[best] == 3, "optimum at MaxWin {}", windows[best]);
     // ... and stop-and-wait is the worst: pipelining two packets helps.
-    for i in 1..windows.len() {
-        assert!(mean(i) > 1.1 * mean(0), "MaxWin {} not clearly above MaxWin 1", windows[i]);
+    for (i, w) in windows.iter().enumerate().skip(1) {
+        assert!(mean(i) > 1.1 * mean(0), "MaxWin {w} not clearly above MaxWin 1");
     }
 }
 
