@@ -114,9 +114,9 @@ fn records_match_the_frames_sent_and_decode() {
                 retry_rts += retry as u64;
                 assert_eq!(d.len(), 14 + 16, "RTS length");
                 assert_eq!(rate_500k, 2, "RTS at the 1 Mb/s basic rate");
-                // NAV = 3 SIFS + CTS + DATA + ACK: 30 + 304 + DATA + 304 µs,
-                // DATA ≥ the 40-byte TCP ACK's 488 µs.
-                assert!(duration_us >= 30 + 304 + 488 + 304, "RTS duration {duration_us}");
+                // NAV = 3 SIFS + CTS + DATA + ACK = 638 µs + DATA airtime:
+                // 6280 µs (1488 B UDP), 6328 µs (1500 B TCP), 488 µs (40 B ACK).
+                assert!([638 + 6280, 638 + 6328, 638 + 488].contains(&duration_us), "RTS duration {duration_us}");
             }
             0xc4 | 0xd4 => {
                 kinds[if fc[0] == 0xc4 { 1 } else { 3 }] += 1;
@@ -124,6 +124,9 @@ fn records_match_the_frames_sent_and_decode() {
                 assert_eq!(rate_500k, 2, "CTS/ACK at the basic rate");
                 if fc[0] == 0xd4 {
                     assert_eq!(duration_us, 0, "ACK duration");
+                } else {
+                    // The RTS's NAV minus SIFS and the CTS itself.
+                    assert!([324 + 6280, 324 + 6328, 324 + 488].contains(&duration_us), "CTS duration {duration_us}");
                 }
             }
             0x08 => {
