@@ -136,7 +136,7 @@ fn unroutable_flow() {
         "kind = \"explicit\"\npositions = [[0, 0], [200, 0], [400, 0], [1500, 0]]",
     );
     let e = reject(&text, &[]);
-    check_worded(&e, "flows.0", &["flow 0", "unroutable", "node 0", "node 3", "250"]);
+    check(&e, "flows.0", &["unroutable", "node 0", "node 3", "250"]);
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn explicit_route_through_non_neighbours() {
 #[test]
 fn override_index_out_of_range() {
     let e = reject(BASE, &[("flows.3.rate_bps", "5")]);
-    check_worded(&e, "flows.3", &["`flows` has 1 entries", "index 3", "out of range"]);
+    check_worded(&e, "flows.3", &["`flows` has 1 entry", "index 3", "out of range"]);
     let e = reject(BASE, &[("duration_s.x", "5")]);
     check(&e, "duration_s.x", &["single value"]);
 }

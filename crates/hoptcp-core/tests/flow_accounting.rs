@@ -75,7 +75,6 @@ fn replicated_flows_share_the_link() {
 }
 
 #[test]
-#[ignore = "bug: goodput_bps counts deliveries after stop_s but divides by stop_s - start_s (saturated 1-hop flow reports 1.59 Mb/s > 1.53 Mb/s capacity)"]
 fn goodput_of_a_stopped_flow_stays_within_capacity() {
     // A saturated flow active from 5 s to 15 s of a 20 s run. Its 49-packet
     // queue keeps draining after 15 s; those deliveries must not be credited

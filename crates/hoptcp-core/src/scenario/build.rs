@@ -88,7 +88,7 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
                 ScenarioError::new(
                     key.clone(),
                     format!(
-                        "flow {i} from node {} to node {} is unroutable: no chain of links within radio.tx_range_m = {} connects them",
+                        "`{key}` (node {} → node {}) is unroutable: no chain of links within radio.tx_range_m = {} connects them",
                         f.src, f.dst, sc.radio.tx_range_m
                     ),
                 )

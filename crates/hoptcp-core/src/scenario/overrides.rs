@@ -63,7 +63,11 @@ fn set_in(cur: &mut Value, parts: &[&str], i: usize, value: Value) -> Result<(),
             let Some(slot) = a.get_mut(idx) else {
                 return Err(ScenarioError::new(
                     format!("{here}.{idx}"),
-                    format!("`{here}` has {len} entries; index {idx} is out of range"),
+                    format!(
+                        "`{here}` has {len} {}; index {idx} is out of range (allowed: 0..={})",
+                        if len == 1 { "entry" } else { "entries" },
+                        len.saturating_sub(1)
+                    ),
                 ));
             };
             if last {
@@ -104,7 +108,7 @@ mod tests {
     fn out_of_range_index_is_an_error() {
         let mut t = table("[[flows]]\nsrc=0\n");
         let e = apply(&mut t, "flows.3.rate_bps", "1").unwrap_err();
-        assert!(e.message.contains("`flows` has 1 entries"), "{}", e.message);
+        assert!(e.message.contains("`flows` has 1 entry"), "{}", e.message);
         assert_eq!(e.key, "flows.3");
     }
 
