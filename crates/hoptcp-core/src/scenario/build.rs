@@ -127,26 +127,7 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
                     ),
                 ));
             };
-            let spec = FlowSpec {
-                src,
-                dst,
-                transport: rf.transport,
-                app: rf.app,
-                rate_bps: rf.rate_bps,
-                packet_bytes: rf.packet_bytes,
-                jitter: rf.jitter,
-                start_s: rf.start_s,
-                stop_s: rf.stop_s,
-                route: None,
-                count: None,
-                variant: None,
-                payload_bytes: None,
-                max_window: None,
-                ecn: None,
-                delayed_ack: None,
-                min_rto_s: None,
-            };
-            flows.push(plan_flow(flows.len() as u32, &spec, path, &sc.tcp, end));
+            flows.push(plan_flow(flows.len() as u32, &rf.flow(src, dst), path, &sc.tcp, end));
         }
     }
     Ok(Plan { scenario: sc.clone(), channel, flows })

@@ -342,6 +342,31 @@ pub struct RandomFlowsSpec {
     pub flow_seed: Option<u64>,
 }
 
+impl RandomFlowsSpec {
+    /// The flow this template gives between `src` and `dst`.
+    pub fn flow(&self, src: u32, dst: u32) -> FlowSpec {
+        FlowSpec {
+            src,
+            dst,
+            transport: self.transport,
+            app: self.app,
+            rate_bps: self.rate_bps,
+            packet_bytes: self.packet_bytes,
+            jitter: self.jitter,
+            start_s: self.start_s,
+            stop_s: self.stop_s,
+            route: None,
+            count: None,
+            variant: None,
+            payload_bytes: None,
+            max_window: None,
+            ecn: None,
+            delayed_ack: None,
+            min_rto_s: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct StatsSpec {

@@ -49,25 +49,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     }
     if let Some(rf) = sc.random_flows.as_mut() {
         int_range("random_flows.count", rf.count as u64, 1, 1_000_000)?;
-        let mut as_flow = FlowSpec {
-            src: 0,
-            dst: 1,
-            transport: rf.transport,
-            app: rf.app,
-            rate_bps: rf.rate_bps,
-            packet_bytes: rf.packet_bytes,
-            jitter: rf.jitter,
-            start_s: rf.start_s,
-            stop_s: rf.stop_s,
-            route: None,
-            count: None,
-            variant: None,
-            payload_bytes: None,
-            max_window: None,
-            ecn: None,
-            delayed_ack: None,
-            min_rto_s: None,
-        };
+        let mut as_flow = rf.flow(0, 1);
         resolve_flow("random_flows", &mut as_flow, sc.duration_s)?;
         rf.app = as_flow.app;
         rf.packet_bytes = as_flow.packet_bytes;

@@ -93,21 +93,14 @@ impl NewReno {
 #[cfg(test)]
 mod tests {
     use super::super::config::Variant;
-    use super::super::sender::testutil::*;
+    use super::super::sender::testutil::{self, *};
     use super::super::{TcpConfig, TcpSender};
     use crate::engine::Time;
 
     /// cwnd 8 with 1..=6 acked and 7..=14 in flight; no limited transmit so
     /// the arithmetic is easy to follow.
     fn at_window_8() -> TcpSender {
-        let c = TcpConfig { initial_ssthresh: 1000, limited_transmit: false, ..TcpConfig::default() };
-        let mut s = established(&c, 100 * MS);
-        for p in 1..=6 {
-            ack_and_send(&mut s, 100 * MS + p * MS, ack(p));
-        }
-        assert_eq!(s.cwnd(), 8.0);
-        assert_eq!(s.max_sent(), Some(14));
-        s
+        testutil::at_window_8(&TcpConfig { limited_transmit: false, ..TcpConfig::default() })
     }
 
     #[test]
@@ -245,7 +238,7 @@ mod tests {
 
 #[cfg(test)]
 mod ecn_tests {
-    use super::super::sender::testutil::*;
+    use super::super::sender::testutil::{self, *};
     use super::super::{TcpConfig, TcpSender};
     use crate::engine::Time;
 

@@ -98,19 +98,12 @@ pub(super) fn timeout_common(core: &mut Core, now: Time) {
 #[cfg(test)]
 mod tests {
     use super::super::config::Variant;
-    use super::super::sender::testutil::*;
+    use super::super::sender::testutil::{self, *};
     use super::super::TcpConfig;
 
-    /// cwnd 8 with 1..=4 acked and 5..=12 in flight.
+    /// cwnd 8 with 1..=6 acked and 7..=14 in flight.
     fn at_window_8(variant: Variant) -> super::super::TcpSender {
-        let c = TcpConfig { variant, initial_ssthresh: 1000, ..TcpConfig::default() };
-        let mut s = established(&c, 100 * MS);
-        for p in 1..=6 {
-            ack_and_send(&mut s, 100 * MS + p * MS, ack(p));
-        }
-        assert_eq!(s.cwnd(), 8.0);
-        assert_eq!(s.max_sent(), Some(14));
-        s
+        testutil::at_window_8(&TcpConfig { variant, ..TcpConfig::default() })
     }
 
     #[test]

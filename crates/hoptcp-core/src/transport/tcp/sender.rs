@@ -633,6 +633,19 @@ pub(super) mod testutil {
         v.iter().map(|s| s.seq).collect()
     }
 
+    /// cwnd 8 in congestion-free slow start, with 1..=6 acked and 7..=14 in
+    /// flight (initial ssthresh high enough not to interfere).
+    pub fn at_window_8(c: &TcpConfig) -> TcpSender {
+        let c = TcpConfig { initial_ssthresh: 1000, ..c.clone() };
+        let mut s = established(&c, 100 * MS);
+        for p in 1..=6 {
+            ack_and_send(&mut s, 100 * MS + p * MS, ack(p));
+        }
+        assert_eq!(s.cwnd(), 8.0);
+        assert_eq!(s.max_sent(), Some(14));
+        s
+    }
+
     /// Deliver an ACK and drain, returning the numbers sent.
     pub fn ack_and_send(s: &mut TcpSender, now: Time, seg: TcpSegment) -> Vec<u64> {
         s.on_segment(now, &seg);
