@@ -238,7 +238,7 @@ mod tests {
 
 #[cfg(test)]
 mod ecn_tests {
-    use super::super::sender::testutil::{self, *};
+    use super::super::sender::testutil::*;
     use super::super::{TcpConfig, TcpSender};
     use crate::engine::Time;
 
