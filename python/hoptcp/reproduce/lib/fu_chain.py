@@ -198,7 +198,7 @@ def fu_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
 
 def fu_avgwin_paper(ctx: "Context", point: Mapping[str, Any]) -> float:
     """INFOCOM Table 2's average window at the point's MaxWin (the reference column)."""
-    w = int(point.get(WIN, ctx.resolved(point)["tcp"]["max_window"]))
+    w = int(point[WIN] if WIN in point else ctx.resolved(point)["tcp"]["max_window"])
     if w not in FU_TABLE2:
         raise SpecError(f"INFOCOM Table 2 has no MaxWin {w} (it has {sorted(FU_TABLE2)})")
     return FU_TABLE2[w]
