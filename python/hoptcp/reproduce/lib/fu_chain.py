@@ -31,6 +31,7 @@ VARIANT = "tcp.variant"
 RATE = "flows.0.rate_bps"
 JITTER = "flows.0.jitter"
 TRANSPORT = "flows.0.transport"
+DST = "flows.0.dst"
 
 #: INFOCOM 2003 Table 2: average TCP window against MaxWin on the 7-hop chain
 FU_TABLE2 = {1: 1.0, 2: 2.0, 4: 3.9, 8: 7.1, 16: 9.2, 32: 9.6}
@@ -51,11 +52,15 @@ def chain_flow_to_end(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
 
 
 def fu_linkdrop_flow(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
-    """One flow end to end on the chain, TCP/FTP or UDP/CBR by ``flows.0.transport``.
+    """The flows of a ``fu-linkdrop`` point, chosen by ``flows.0.transport`` and ``flows.0.dst``.
 
-    The point's ``flows.0.rate_bps`` and ``flows.0.jitter`` apply to UDP points; on TCP
-    points they are placeholders (0) and the flow is rebuilt without them, since the
-    core rejects CBR keys on a TCP flow. The CBR packet size is the base flow's.
+    - TCP: one FTP flow from node 0 to the last node. The point's ``flows.0.rate_bps``
+      and ``flows.0.jitter`` are placeholders (0) there: the flow is rebuilt without
+      them, since the core rejects CBR keys on a TCP flow.
+    - UDP with ``flows.0.dst`` = the last node: one CBR flow end to end.
+    - UDP with ``flows.0.dst = 1``: one one-hop CBR flow per link (i -> i+1, i = 0..h-1),
+      each at ``flows.0.rate_bps``: the setup of TR Fig. 7.
+    The CBR packet size is the base flow's.
     """
     h = _hops(params, base)
     template = dict((base.document.get("flows") or [{}])[0])
@@ -68,6 +73,11 @@ def fu_linkdrop_flow(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
             "jitter": float(params.get(JITTER, template.get("jitter", 0.0)))}
     if flow["rate_bps"] <= 0:
         raise SpecError(f"derive fu_linkdrop_flow: a UDP point needs flows.0.rate_bps > 0, got {flow['rate_bps']}")
+    dst = params.get(DST, h)
+    if dst == 1:
+        return {"flows": [{**flow, "src": i, "dst": i + 1} for i in range(h)]}
+    if dst != h:
+        raise SpecError(f"derive fu_linkdrop_flow: flows.0.dst = {dst!r}; expected {h} (end to end) or 1 (one-hop flows)")
     return {"flows": [flow]}
 
 
@@ -190,7 +200,7 @@ def fu_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
                label="h/4 = 1.75")
     ax.set_xlim(0, max(runs[WIN]) + 1)
     _style(ax, "MaxWin (packets)", "Throughput (kb/s)", opts.get("title"))
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="center right")
     return fig
 
 
@@ -424,6 +434,13 @@ def _sum_nodes(row: Mapping[str, Any], suffix: str) -> float:
     return float(sum(row[f"node.{i}.{suffix}"] for i in _node_ids(row, suffix)))
 
 
+def _flow_count(row: Mapping[str, Any]) -> int:
+    n = 0
+    while f"flow.{n}.src" in row and row[f"flow.{n}.src"] == row[f"flow.{n}.src"]:  # present, not NaN
+        n += 1
+    return n
+
+
 def chain_link_drop(row: Mapping[str, Any], per: str = "packet") -> float:
     """Contention (MAC retry-limit) drop probability of one run.
 
@@ -438,6 +455,9 @@ def chain_link_drop(row: Mapping[str, Any], per: str = "packet") -> float:
         den = _sum_nodes(row, "mac_packets")
     elif per == "rts":
         den = _sum_nodes(row, "rts_sent")
+    elif per == "packet" and _flow_count(row) > 1:
+        # several flows (the one-hop flows): every packet crosses one hop, per packet = per hop
+        den = _sum_nodes(row, "mac_packets")
     elif per == "packet":
         src, dst = int(row["flow.0.src"]), int(row["flow.0.dst"])
         den = float(row[f"node.{src}.mac_packets"]) + float(row[f"node.{dst}.mac_packets"])
@@ -495,8 +515,13 @@ def _tcp(runs: "pd.DataFrame") -> "pd.DataFrame":
     return runs[runs[TRANSPORT] == "tcp"] if TRANSPORT in runs.columns else runs
 
 
-def _udp(runs: "pd.DataFrame", jitter: float = 0.5) -> "pd.DataFrame":
+def _udp(runs: "pd.DataFrame", jitter: float = 0.5, one_hop: bool = False) -> "pd.DataFrame":
+    """UDP runs with this jitter: the end-to-end flow, or (``one_hop``) the one-hop flows."""
     u = runs[runs[TRANSPORT] == "udp"] if TRANSPORT in runs.columns else runs
+    if DST in u.columns:
+        u = u[(u[DST] == 1) if one_hop else (u[DST] != 1)]
+    elif one_hop:
+        return u.iloc[0:0]
     return u[(u[JITTER] - jitter).abs() < 1e-9] if JITTER in u.columns else u
 
 
@@ -547,15 +572,16 @@ def chain_knees(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, f
     return best[1], best[2], best[3]
 
 
-def _udp_curve(runs: "pd.DataFrame", jitter: float = 0.5) -> "pd.DataFrame":
-    u = _udp(runs, jitter)
+def _udp_curve(runs: "pd.DataFrame", jitter: float = 0.5, one_hop: bool = False) -> "pd.DataFrame":
+    u = _udp(runs, jitter, one_hop)
     if u.empty:
-        raise SpecError(f"no UDP runs with {JITTER} = {jitter}")
+        raise SpecError(f"no UDP runs with {JITTER} = {jitter}" + (" (one-hop flows)" if one_hop else ""))
     return chain_means(chain_add_linkdrop(u), RATE, "drop_packet")
 
 
 def fu_linkdrop_udp_saturation(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Saturated drop probability per packet (random CBR): the fitted plateau s."""
+    """Saturated drop probability per packet (random CBR end to end): the fitted plateau;
+    the CI is that of the runs above the second knee."""
     t = _udp_curve(runs)
     k1, k2, s = chain_knees(t[RATE], t["mean"])
     above = chain_add_linkdrop(_udp(runs))
@@ -565,7 +591,7 @@ def fu_linkdrop_udp_saturation(ctx: "Context", runs: "pd.DataFrame", point: Mapp
 
 
 def fu_linkdrop_udp_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Largest mean drop probability per packet below the first knee (random CBR)."""
+    """Largest mean drop probability per packet below the first knee (random CBR end to end)."""
     t = _udp_curve(runs)
     k1, _, _ = chain_knees(t[RATE], t["mean"])
     below = t[t[RATE] < k1]
@@ -574,23 +600,38 @@ def fu_linkdrop_udp_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str
     return Estimate(float(below["mean"].max()), math.nan, len(below), math.nan)
 
 
-def fu_linkdrop_udp_ramp(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Second knee over first knee (fitted), random CBR: 1 means a step, no gradual region."""
-    t = _udp_curve(runs)
+def _ramp(runs: "pd.DataFrame", one_hop: bool) -> Estimate:
+    t = _udp_curve(runs, 0.5, one_hop)
     k1, k2, _ = chain_knees(t[RATE], t["mean"])
     return Estimate(k2 / k1 if k1 > 0 else math.nan, math.nan, len(t), math.nan)
 
 
-def _sat_udp(runs: "pd.DataFrame") -> "pd.DataFrame":
-    t = _udp_curve(runs)
+def fu_linkdrop_udp_ramp(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """Second knee over first knee (fitted), random CBR end to end: 1 is a step."""
+    return _ramp(runs, False)
+
+
+def fu_linkdrop_1hop_ramp(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """Second knee over first knee (fitted), one one-hop CBR flow per link."""
+    return _ramp(runs, True)
+
+
+def _sat_udp(runs: "pd.DataFrame", one_hop: bool = False) -> "pd.DataFrame":
+    """The random-CBR runs at or above the fitted second knee."""
+    t = _udp_curve(runs, 0.5, one_hop)
     _, k2, _ = chain_knees(t[RATE], t["mean"])
-    u = chain_add_linkdrop(_udp(runs))
+    u = chain_add_linkdrop(_udp(runs, 0.5, one_hop))
     return u[u[RATE] >= k2]
 
 
 def fu_linkdrop_sat_rts(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Measured drops per RTS initiation in the saturated region (random CBR)."""
+    """Measured drops per RTS initiation in the saturated region (random CBR end to end)."""
     return mean_ci(_sat_udp(runs)["drop_rts"])
+
+
+def fu_linkdrop_1hop_sat_rts(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """Measured drops per RTS initiation in the saturated region (one-hop CBR flows)."""
+    return mean_ci(_sat_udp(runs, True)["drop_rts"])
 
 
 def _b_c(ctx: "Context") -> tuple[float, float]:
@@ -600,19 +641,29 @@ def _b_c(ctx: "Context") -> tuple[float, float]:
     return 2.0, 3.0
 
 
-def fu_linkdrop_model_sat(ctx: "Context", point: Mapping[str, Any]) -> float:
-    """The Markov/load model's p_r (drops per initiation, printed reading, B* = 2, C* = 3)
-    at the mean measured per-node backlog of the saturated random-CBR runs."""
+def _model_sat(ctx: "Context", one_hop: bool) -> float:
     import numpy as np
 
-    sat = _sat_udp(ctx.runs)
+    sat = _sat_udp(ctx.runs, one_hop)
     b = np.mean([chain_backlog(r) for r in sat.to_dict("records")], axis=0)
     bs, cs = _b_c(ctx)
     return float(chain_linkdrop_model(list(b), bs, cs)["p_r"])
 
 
+def fu_linkdrop_model_sat(ctx: "Context", point: Mapping[str, Any]) -> float:
+    """The core's link-drop model's p_r (drops per initiation; printed reading; B*, C* from
+    the entry's model figure) at the mean measured per-node backlog of the saturated
+    random-CBR end-to-end runs."""
+    return _model_sat(ctx, False)
+
+
+def fu_linkdrop_1hop_model_sat(ctx: "Context", point: Mapping[str, Any]) -> float:
+    """As fu_linkdrop_model_sat, for the saturated one-hop-flow runs (TR Fig. 7's setup)."""
+    return _model_sat(ctx, True)
+
+
 def fu_linkdrop_markov_sat(ctx: "Context", point: Mapping[str, Any]) -> float:
-    """The retry Markov chain alone with each node's measured H_i (saturated random CBR)."""
+    """The retry Markov chain alone with each node's measured H_i (saturated random CBR end to end)."""
     return float(_sat_udp(ctx.runs)["markov_rts"].mean())
 
 
@@ -634,24 +685,46 @@ def fu_linkdrop_tcp_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], 
 
 
 def fu_linkdrop_udp_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
-    """INFOCOM Fig. 4 (right): contention drop probability against CBR offered load, random
-    (jitter 0.5) and strictly periodic CBR, with the fitted knees of the random one."""
-    u_all = ctx.runs[ctx.runs[TRANSPORT] == "udp"] if TRANSPORT in ctx.runs.columns else ctx.runs
-    fig = new_figure(*opts.get("size", (6.5, 4.2)))
-    ax = fig.add_subplot()
-    for i, j in enumerate(sorted(u_all[JITTER].unique(), reverse=True)):
+    """INFOCOM Fig. 4 (right): contention drop probability against CBR offered load. Left:
+    one flow end to end, random (jitter 0.5) and strictly periodic CBR, with the fitted
+    knees of the random one. Right (side experiment, TR Fig. 7 setup): one CBR flow per
+    link, each at the offered load on the x axis."""
+    runs = ctx.runs
+    u_all = runs[runs[TRANSPORT] == "udp"] if TRANSPORT in runs.columns else runs
+    one = _udp(u_all, 0.5, one_hop=True)
+    fig = new_figure(*opts.get("size", (11.0, 4.2) if len(one) else (6.5, 4.2)))
+    axes = fig.subplots(1, 2) if len(one) else [fig.add_subplot()]
+    ax = axes[0]
+    e2e = u_all[u_all[DST] != 1] if DST in u_all.columns else u_all
+    for i, j in enumerate(sorted(e2e[JITTER].unique(), reverse=True)):
         t = chain_means(chain_add_linkdrop(_udp(u_all, j)), RATE, "drop_packet")
         lab = "random CBR (jitter 0.5, ns-2 random_ 1)" if j > 0 else f"periodic CBR (jitter {j:g})"
         ax.errorbar(t[RATE] / 1e3, 100 * t["mean"], yerr=100 * t["ci"].fillna(0), marker="o" if j else "x",
                     ms=4, capsize=2, color=f"C{i}", ls="-" if j else "--", label=lab)
         if j > 0:
-            k1, k2, s = chain_knees(t[RATE], t["mean"])
-            ax.plot([t[RATE].min() / 1e3, k1 / 1e3, k2 / 1e3, t[RATE].max() / 1e3], [0, 0, 100 * s, 100 * s],
+            k1, k2, sat = chain_knees(t[RATE], t["mean"])
+            ax.plot([t[RATE].min() / 1e3, k1 / 1e3, k2 / 1e3, t[RATE].max() / 1e3], [0, 0, 100 * sat, 100 * sat],
                     ":", color="0.3", lw=1, label=f"3-segment fit: knees {k1 / 1e3:.0f} and {k2 / 1e3:.0f} kb/s")
     ax.axhline(10, color="C3", ls="--", lw=1, label="paper: saturates near 10%")
-    _style(ax, "Offered load (kb/s, CBR payload)", "Link drop probability (%)", opts.get("title"))
+    _style(ax, "Offered load (kb/s, CBR payload)", "Link drop probability (%)",
+           opts.get("title", "One CBR flow, node 0 to node 7"))
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7, loc="upper left")
+    if len(one):
+        ax = axes[1]
+        d = chain_add_linkdrop(one)
+        for i, (col, lab) in enumerate([("drop_packet", "per packet (= per hop)"), ("drop_rts", "per RTS initiation")]):
+            t = chain_means(d, RATE, col)
+            ax.errorbar(t[RATE] / 1e3, 100 * t["mean"], yerr=100 * t["ci"].fillna(0), marker="os"[i], ms=4,
+                        capsize=2, color=f"C{i + 2}", label=f"hoptcp, {lab}")
+        t = chain_means(d, RATE, "drop_packet")
+        k1, k2, sat = chain_knees(t[RATE], t["mean"])
+        ax.plot([t[RATE].min() / 1e3, k1 / 1e3, k2 / 1e3, t[RATE].max() / 1e3], [0, 0, 100 * sat, 100 * sat],
+                ":", color="0.3", lw=1, label=f"3-segment fit: knees {k1 / 1e3:.0f} and {k2 / 1e3:.0f} kb/s")
+        _style(ax, "Offered load per flow (kb/s, CBR payload)", "Link drop probability (%)",
+               "Side experiment: 7 one-hop CBR flows (TR Fig. 7 setup)")
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=7, loc="upper left")
     return fig
 
 
@@ -666,11 +739,15 @@ def fu_linkdrop_model_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"]
     n_nodes = len(chain_backlog(d.iloc[0].to_dict())) if len(d) else 8
     fig = new_figure(*opts.get("size", (6.5, 4.2)))
     ax = fig.add_subplot()
-    groups = [("udp", 0.5, "o", "random CBR"), ("udp", 0.0, "x", "periodic CBR"), ("tcp", None, "^", "TCP")]
+    groups = [("udp", 0.5, "o", "random CBR"), ("udp", 0.0, "x", "periodic CBR"), ("tcp", None, "^", "TCP"),
+              ("1hop", 0.5, "D", "7 one-hop CBR flows")]
     for i, (tr, j, mk, lab) in enumerate(groups):
-        g = d[d[TRANSPORT] == tr] if TRANSPORT in d.columns else d
-        if j is not None and JITTER in g.columns:
-            g = g[(g[JITTER] - j).abs() < 1e-9]
+        if tr == "1hop":
+            g = _udp(d, j, one_hop=True)
+        elif tr == "udp":
+            g = _udp(d, j)
+        else:
+            g = _tcp(d)
         if g.empty:
             continue
         ax.plot(g["backlog_mean"], 100 * g["drop_rts"], mk, ms=4, color=f"C{i}", alpha=0.7,
