@@ -94,6 +94,11 @@ def test_linkdrop_flow_builder(real_core):
         assert e.scenario.with_overrides(point).with_overrides(over).resolved()["flows"][0]["dst"] == 7
     with pytest.raises(SpecError, match="rate_bps"):
         d({"flows.0.transport": "udp", "flows.0.rate_bps": 0.0})
+    one = d({"flows.0.transport": "udp", "flows.0.rate_bps": 1e5, "flows.0.jitter": 0.5, "flows.0.dst": 1})["flows"]
+    assert [(f["src"], f["dst"]) for f in one] == [(i, i + 1) for i in range(7)]
+    assert all(f["rate_bps"] == 1e5 and f["transport"] == "udp" for f in one)
+    with pytest.raises(SpecError, match="flows.0.dst"):
+        d({"flows.0.transport": "udp", "flows.0.rate_bps": 1e5, "flows.0.dst": 3})
 
 
 # --- statistics helpers ------------------------------------------------------------------
@@ -199,6 +204,9 @@ def test_link_drop_definitions():
     with pytest.raises(SpecError):
         fc.chain_link_drop(r, "frame")
     assert math.isnan(fc.chain_link_drop(_row([0], [0], [0], src=0, dst=0), "hop"))
+    multi = {**r, "flow.1.src": 1, "flow.1.dst": 2}  # several (one-hop) flows: per packet = per hop
+    assert fc.chain_link_drop(multi, "packet") == pytest.approx(6 / 206)
+    assert fc.chain_link_drop({**r, "flow.1.src": float("nan")}, "packet") == pytest.approx(6 / 110)
 
 
 def test_markov_drop_matches_the_core_model(real_core):

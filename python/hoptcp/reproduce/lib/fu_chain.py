@@ -240,7 +240,7 @@ def fu_avgwin_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
                     label=label)
     px, py = zip(*sorted(FU_TABLE2.items()))
     ax.plot(px, py, "s", fillstyle="none", ms=8, color="C3", label="paper (INFOCOM Table 2)")
-    ax.plot([1, 32], [1, 32], ":", color="0.5", lw=1, label="avg window = MaxWin")
+    ax.plot(px, px, ":", color="0.5", lw=1, label="avg window = MaxWin")
     ax.set_xscale("log", base=2)
     ax.set_xticks(px, [str(p) for p in px])
     ax.set_ylim(0, 14)
