@@ -1,0 +1,250 @@
+"""Fu et al. chain reproductions: entries parse, quick variants run, and the helper
+functions of hoptcp.reproduce.lib.fu_chain work on hand-made DataFrames."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+import hoptcp
+from hoptcp import SpecError
+from hoptcp.cli import main
+from hoptcp.reproduce import get_entry
+from hoptcp.reproduce.lib import fu_chain as fc
+from hoptcp.stats import Estimate
+
+pytestmark = pytest.mark.core
+
+IDS = ["fu-window", "fu-avgwin", "fu-wstar", "fu-vegas", "fu-linkdrop"]
+FIGURES = {
+    "fu-window": ["throughput-vs-maxwin.png"],
+    "fu-avgwin": ["avgwin-vs-maxwin.png"],
+    "fu-wstar": ["wstar-vs-hops.png"],
+    "fu-vegas": ["vegas-vs-newreno.png"],
+    "fu-linkdrop": ["linkdrop-vs-window.png", "linkdrop-vs-load.png", "linkdrop-model.png"],
+}
+
+
+# --- entries -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("eid", IDS)
+def test_entry_parses_with_both_sweeps(real_core, eid):
+    e = get_entry(eid)
+    assert e.id == eid and e.claims and e.figures
+    full, quick = e.run_count(False), e.run_count(True)
+    assert 0 < quick < full
+    # every point resolves with the core (derive included)
+    from hoptcp.sweep import plan
+
+    for q in (False, True):
+        assert plan(e.sweep_spec(q), e.derive_fn()).tasks
+
+
+def test_list_shows_entries_with_run_counts(real_core, capsys, monkeypatch):
+    from rich.console import Console
+
+    import hoptcp.cli
+
+    # the CLI prints 200 columns wide into a pipe; with many entries rich squeezes the id
+    # column, so give the table room here
+    monkeypatch.setattr(hoptcp.cli, "_console", lambda stderr=False: Console(width=400, soft_wrap=False))
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    for eid in IDS:
+        e = get_entry(eid)
+        line = next((l for l in out.splitlines() if l.split("│")[0].strip() == eid or eid in l.split()), None)
+        assert line is not None, (eid, out)
+        assert str(e.run_count(True)) in line and str(e.run_count(False)) in line, line
+
+
+@pytest.mark.parametrize("eid", IDS)
+def test_quick_variant_writes_report_and_figures(real_core, tmp_path, eid):
+    out = tmp_path / eid
+    assert main(["reproduce", eid, "--quick", "--out", str(out), "--store", str(tmp_path / "q.db"), "-q"]) == 0
+    report = (out / "report.md").read_text()
+    assert "## Claims" in report and "hoptcp (mean ± 95% CI)" in report
+    assert "| **error** |" not in report and "| **no data** |" not in report, report
+    for f in FIGURES[eid]:
+        assert (out / f).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"]({f})" in report
+    assert (out / "results.csv").exists()
+
+
+# --- builders ----------------------------------------------------------------------------
+
+def test_chain_flow_to_end(real_core):
+    e = get_entry("fu-wstar")
+    assert e.derive_fn()({"topology.hops": 12, "tcp.max_window": 3}) == {"flows.0.src": 0, "flows.0.dst": 12}
+    sc = e.scenario.with_overrides({"topology.hops": 12, "flows.0.dst": 12})
+    assert sc.resolved()["flows"][0]["dst"] == 12
+
+
+def test_linkdrop_flow_builder(real_core):
+    e = get_entry("fu-linkdrop")
+    d = e.derive_fn()
+    tcp = d({"flows.0.transport": "tcp", "tcp.max_window": 4, "flows.0.rate_bps": 0.0, "flows.0.jitter": 0.0})
+    assert tcp == {"flows": [{"src": 0, "dst": 7, "transport": "tcp", "app": "ftp"}]}
+    udp = d({"flows.0.transport": "udp", "tcp.max_window": 32, "flows.0.rate_bps": 3e5, "flows.0.jitter": 0.5})
+    f = udp["flows"][0]
+    assert (f["transport"], f["rate_bps"], f["jitter"], f["packet_bytes"], f["dst"]) == ("udp", 3e5, 0.5, 1460, 7)
+    for over in (tcp, udp):  # both resolve after the point's own overrides
+        point = {"flows.0.transport": over["flows"][0]["transport"], "flows.0.rate_bps": 1.0}
+        assert e.scenario.with_overrides(point).with_overrides(over).resolved()["flows"][0]["dst"] == 7
+    with pytest.raises(SpecError, match="rate_bps"):
+        d({"flows.0.transport": "udp", "flows.0.rate_bps": 0.0})
+    one = d({"flows.0.transport": "udp", "flows.0.rate_bps": 1e5, "flows.0.jitter": 0.5, "flows.0.dst": 1})["flows"]
+    assert [(f["src"], f["dst"]) for f in one] == [(i, i + 1) for i in range(7)]
+    assert all(f["rate_bps"] == 1e5 and f["transport"] == "udp" for f in one)
+    with pytest.raises(SpecError, match="flows.0.dst"):
+        d({"flows.0.transport": "udp", "flows.0.rate_bps": 1e5, "flows.0.dst": 3})
+
+
+# --- statistics helpers ------------------------------------------------------------------
+
+def _window_runs(means: dict[int, list[float]], size: int = 1460) -> pd.DataFrame:
+    rows = []
+    for w, vals in means.items():
+        for seed, v in enumerate(vals, 1):
+            rows.append({"tcp.max_window": w, "tcp.payload_bytes": size, "seed": seed, "aggregate_goodput_bps": v})
+    return pd.DataFrame(rows)
+
+
+def test_chain_means_and_best():
+    df = _window_runs({1: [100, 110], 3: [200, 210], 32: [180, 190]})
+    t = fc.chain_means(df, "tcp.max_window", "aggregate_goodput_bps")
+    assert list(t["tcp.max_window"]) == [1, 3, 32] and list(t["mean"]) == [105, 205, 185]
+    assert t["ci"].iloc[0] == pytest.approx(12.706 * 5 * math.sqrt(2) / math.sqrt(2), rel=1e-3)
+    w, best, _ = fc.chain_best(df)
+    assert (w, best) == (3, 205)
+    with pytest.raises(SpecError):
+        fc.chain_means(df, "tcp.max_window", "nope")
+
+
+def test_relative_loss_and_window_checks():
+    df = pd.concat([_window_runs({1: [100, 100, 100], 3: [200, 202, 198], 32: [180, 182, 178]}),
+                    _window_runs({2: [300, 300, 300], 32: [150, 150, 150]}, size=576)])
+    e = fc.fu_window_loss(df[df["tcp.payload_bytes"] == 1460], 32)
+    assert e.mean == pytest.approx(10.0) and e.n == 3 and 0 < e.ci < 5
+    assert fc.fu_window_best_1460(None, df, {}).mean == 3
+    assert fc.fu_window_best_576(None, df, {}).mean == 2
+    assert fc.fu_window_loss32_576(None, df, {}).mean == pytest.approx(50.0)
+    with pytest.raises(SpecError):
+        fc.fu_window_best_1024(None, df, {})
+    no_spread = fc.chain_relative_loss(Estimate(100, 0, 1, math.nan), Estimate(90, 0, 1, math.nan))
+    assert no_spread.mean == pytest.approx(10.0) and math.isnan(no_spread.ci)
+
+
+def test_spearman():
+    assert fc.chain_spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert math.isnan(fc.chain_spearman([1, 2], [1, 2]))
+
+
+def test_variant_table_and_vegas_checks():
+    rows = []
+    for h, nr, ve, vw in ((4, 300, 290, 3.5), (9, 200, 170, 3.4), (16, 180, 150, 3.1)):
+        for seed in (1, 2):
+            rows.append({"topology.hops": h, "tcp.variant": "newreno", "tcp.max_window": 32, "seed": seed,
+                         "aggregate_goodput_bps": nr + seed, "flow.0.avg_cwnd": 9.0})
+            rows.append({"topology.hops": h, "tcp.variant": "vegas", "tcp.max_window": 32, "seed": seed,
+                         "aggregate_goodput_bps": ve + seed, "flow.0.avg_cwnd": vw})
+            rows.append({"topology.hops": h, "tcp.variant": "newreno", "tcp.max_window": 3, "seed": seed,
+                         "aggregate_goodput_bps": 1.0, "flow.0.avg_cwnd": 3.0})
+    df = pd.DataFrame(rows)
+    t = fc.chain_variant_table(df)
+    assert list(t["hops"]) == [4, 9, 16]
+    assert fc.fu_vegas_short_ratio(None, df, {}).mean == pytest.approx(291.5 / 301.5)
+    d = fc.fu_vegas_long_deficit(None, df, {}).mean
+    assert d == pytest.approx(100 * ((1 - 171.5 / 201.5) + (1 - 151.5 / 181.5)) / 2)
+    assert fc.fu_vegas_window_16(None, df, {}).mean == pytest.approx(3.1)
+
+
+def test_avgwin_paper_reference():
+    assert fc.fu_avgwin_paper(None, {"tcp.max_window": 16}) == 9.2
+    with pytest.raises(SpecError):
+        fc.fu_avgwin_paper(None, {"tcp.max_window": 3})
+
+
+def test_wstar_table(real_core):
+    rows = []
+    for h, curve in ((4, {1: 100, 2: 180, 3: 200, 4: 199}), (16, {2: 100, 4: 150, 6: 160, 8: 150})):
+        for w, v in curve.items():
+            for seed in (1, 2):
+                rows.append({"topology.hops": h, "tcp.max_window": w, "seed": seed,
+                             "aggregate_goodput_bps": v + seed})
+    df = pd.DataFrame(rows)
+    t = fc.chain_wstar_table(df)
+    assert list(t["wstar"]) == [3, 6] and list(t["h4"]) == [1.0, 4.0]
+    assert (t["near_lo"].iloc[0], t["near_hi"].iloc[0]) == (3, 4)
+    assert fc.fu_wstar_max_dev(None, df, {}).mean == 2.0
+    assert fc.fu_wstar_short_excess(None, df, {}).mean == 2.0
+    assert fc.fu_wstar_trend(None, df, {}).n == 2
+
+
+# --- link drops --------------------------------------------------------------------------
+
+def _row(drops, packets, rts, cts_to=None, backlog=None, src=0, dst=2):
+    r = {"flow.0.src": src, "flow.0.dst": dst}
+    for i in range(len(drops)):
+        r[f"node.{i}.mac_drops"] = drops[i]
+        r[f"node.{i}.mac_packets"] = packets[i]
+        r[f"node.{i}.rts_sent"] = rts[i]
+        r[f"node.{i}.cts_timeouts"] = (cts_to or [0] * len(drops))[i]
+        r[f"node.{i}.backlog_frac"] = (backlog or [0.0] * len(drops))[i]
+        r[f"node.{i}.drops.mac_rts_retry"] = 999  # must not be mistaken for a node counter
+    return r
+
+
+def test_link_drop_definitions():
+    r = _row(drops=[4, 2, 0], packets=[100, 96, 10], rts=[150, 120, 10])
+    assert fc.chain_link_drop(r, "packet") == pytest.approx(6 / 110)  # source 100 + destination (ACKs) 10
+    assert fc.chain_link_drop(r, "hop") == pytest.approx(6 / 206)
+    assert fc.chain_link_drop(r, "rts") == pytest.approx(6 / 280)
+    with pytest.raises(SpecError):
+        fc.chain_link_drop(r, "frame")
+    assert math.isnan(fc.chain_link_drop(_row([0], [0], [0], src=0, dst=0), "hop"))
+    multi = {**r, "flow.1.src": 1, "flow.1.dst": 2}  # several (one-hop) flows: per packet = per hop
+    assert fc.chain_link_drop(multi, "packet") == pytest.approx(6 / 206)
+    assert fc.chain_link_drop({**r, "flow.1.src": float("nan")}, "packet") == pytest.approx(6 / 110)
+
+
+def test_markov_drop_matches_the_core_model(real_core):
+    assert fc.chain_markov_drop(0.0) == 0.0
+    assert fc.chain_markov_drop(0.5) == pytest.approx(1 / 255)
+    assert fc.chain_markov_drop(1.0) == pytest.approx(1 / 8)
+    # the core's load model at m = 10 (printed, B* = 4, C* = 12) has H = 0.7
+    core = hoptcp.model("linkdrop", b_star=4, c_star=12, m=10.0)
+    assert fc.chain_markov_drop(core["hidden"]) == pytest.approx(core["p_r"], rel=1e-9)
+    r = _row(drops=[0, 0], packets=[1, 1], rts=[100, 300], cts_to=[50, 0])
+    assert fc.chain_markov_prediction(r) == pytest.approx(100 / 400 / 255)
+
+
+def test_backlog_and_core_model(real_core):
+    r = _row([0] * 8, [1] * 8, [1] * 8, backlog=[0.9, 0.9, 0.8, 0.8, 0.7, 0.7, 0.6, 0.6])
+    assert fc.chain_backlog(r) == [0.9, 0.9, 0.8, 0.8, 0.7, 0.7, 0.6, 0.6]
+    p = fc.chain_linkdrop_model(fc.chain_backlog(r), 2, 3)
+    assert p["m"] == pytest.approx(6.0) and p == pytest.approx(hoptcp.model("linkdrop", b_star=2, c_star=3, m=6.0))
+
+
+def test_knee_fit_recovers_a_ramp():
+    x = [100, 200, 300, 350, 400, 450, 500, 600, 800]
+    y = [0, 0, 0, 0.025, 0.05, 0.075, 0.1, 0.1, 0.1]
+    k1, k2, s = fc.chain_knees(x, y)
+    assert k1 == pytest.approx(300, abs=5) and k2 == pytest.approx(500, abs=5) and s == pytest.approx(0.1, rel=0.02)
+    step = fc.chain_knees([100, 200, 300, 301, 400], [0, 0, 0, 0.1, 0.1])
+    assert step[1] / step[0] < 1.05
+
+
+def test_udp_checks_on_a_hand_made_curve():
+    rows = []
+    for rate, p in ((1e5, 0.0), (2e5, 0.0), (3e5, 0.0), (4e5, 0.05), (5e5, 0.1), (8e5, 0.1)):
+        for seed in (1, 2):
+            r = _row(drops=[p * 1000, 0], packets=[1000, 1000], rts=[2000, 2000], src=0, dst=1)
+            rows.append({**r, "flows.0.transport": "udp", "flows.0.rate_bps": rate, "flows.0.jitter": 0.5,
+                         "seed": seed, "tcp.max_window": 32})
+    df = pd.DataFrame(rows)
+    # drop per packet = drops / (src + dst packets) = p/2
+    assert fc.fu_linkdrop_udp_saturation(None, df, {}).mean == pytest.approx(0.05, rel=0.05)
+    assert fc.fu_linkdrop_udp_low(None, df, {}).mean == 0.0
+    assert fc.fu_linkdrop_udp_ramp(None, df, {}).mean == pytest.approx(5 / 3, rel=0.05)
