@@ -45,13 +45,15 @@ def _fmt(v: Any, digits: int = 4) -> str:
 
 
 def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[Any]], *,
-           right_from: int = 0) -> Any:
+           right_from: int = 0, wrap: Sequence[int] = ()) -> Any:
+    """A table; columns listed in ``wrap`` may wrap (the others never do)."""
     from rich.table import Table
 
     t = Table(title=title, title_justify="left", title_style="bold", show_edge=False, pad_edge=False,
               header_style="bold")
     for i, h in enumerate(headers):
-        t.add_column(h, justify="right" if i >= right_from else "left", no_wrap=True)
+        t.add_column(h, justify="right" if i >= right_from else "left", no_wrap=i not in wrap,
+                     overflow="fold" if i in wrap else "ellipsis")
     for r in rows:
         t.add_row(*[x if isinstance(x, str) else _fmt(x) for x in r])
     return t
@@ -496,7 +498,7 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
         rows = [[e.id, e.title, e.paper, e.where, e.run_count(quick=True), e.run_count(quick=False)]
                 for e in entries]
         _console().print(_table(None, ["id", "title", "paper", "figure/table", "quick runs", "full runs"], rows,
-                                right_from=4))
+                                right_from=4, wrap=(1, 2, 3)))
         return
     if not entry:
         raise SpecError("reproduce: give an entry id, 'all', or --list")

@@ -64,12 +64,15 @@ class Rule:
     def needs(self) -> str | None:
         return self.target if isinstance(self.target, str) else None
 
-    def evaluate(self, value: float, reference: float | None, paper: float | None) -> tuple[bool | None, str]:
-        """(holds, deviation text); holds is None when a number is missing."""
+    def evaluate(self, value: float, reference: float | None, paper: float | None, scale: float = 1.0,
+                 unit: str = "") -> tuple[bool | None, str]:
+        """(holds, deviation text); holds is None when a number is missing. Absolute
+        deviations are shown in the claim's unit (values times ``scale``)."""
+        u = f" {unit}" if unit and unit != "%" else unit
         if value is None or math.isnan(value):
             return None, "no value"
         if self.kind == "range":
-            return self.a <= value <= self.b, f"{value:.4g} in [{self.a:g}, {self.b:g}]"
+            return self.a <= value <= self.b, f"{value * scale:.4g}{u} in [{self.a * scale:g}, {self.b * scale:g}]"
         target = {"reference": reference, "paper": paper}.get(self.target, self.target)  # type: ignore[arg-type]
         if target is None or (isinstance(target, float) and math.isnan(target)):
             return None, f"no {self.target} value"
@@ -78,11 +81,12 @@ class Rule:
         if self.kind == "rel":
             rel = diff / abs(target) if target else math.inf
             return abs(rel) <= self.a / 100, f"{rel:+.2%}"
+        shown = f"{diff * scale:+.4g}{u}"
         if self.kind == "abs":
-            return abs(diff) <= self.a, f"{diff:+.4g}"
+            return abs(diff) <= self.a, shown
         if self.kind == "min":
-            return value >= target, f"{diff:+.4g}"
-        return value <= target, f"{diff:+.4g}"
+            return value >= target, shown
+        return value <= target, shown
 
 
 def _target(s: str) -> str | float:

@@ -34,6 +34,12 @@ def find(kind: str, name: str) -> Callable[..., Any] | None:
     return found[0] if found else None
 
 
+def where(kind: str, name: str) -> str:
+    """The module that defines an entry's function, for reports (``hoptcp.reproduce.lib.fu_chain``)."""
+    fn = find(kind, name)
+    return getattr(fn, "__module__", "?") if fn is not None else "?"
+
+
 def need(kind: str, name: str) -> Callable[..., Any]:
     fn = find(kind, name)
     if fn is None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .. import _bridge
 from ..errors import SpecError
+from .registry import where
 from ..runner import RunError
 from ..scenario import Scenario
 from ..stats import Estimate, mean_ci
@@ -116,7 +117,7 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
         except (SpecError, ValueError, KeyError) as exc:
             rows.append(PointRow(point, Estimate(math.nan, math.nan, 0, math.nan), None, None, str(exc), "error"))
             continue
-        holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_value)
+        holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_value, claim.scale, claim.unit)
         if holds is None:
             verdict = "no data"
         elif holds:
@@ -205,7 +206,7 @@ def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame",
     for k, v in spec.zip.items():
         L.append(f"| varied together | `{k}` = {_values(v)} |")
     if entry.derive:
-        L.append(f"| per-point builder | `{entry.derive}` (hoptcp.reproduce.builders) |")
+        L.append(f"| per-point builder | `{entry.derive}` ({where('derive', entry.derive)}) |")
     seeds = spec.seeds if spec.seeds is not None else sorted(set(runs["seed"])) if len(runs) else []
     L.append(f"| seeds | {_values(list(seeds))} |")
     L.append(f"| runs | {len(runs)} ({runs.attrs.get('ran', 0)} simulated now, {runs.attrs.get('cached', 0)} from the store) |")
@@ -220,10 +221,11 @@ def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame",
         cl = c.claim
         L += ["", f"### {cl.name}: {c.verdict}", ""]
         L.append(f"Paper: {cl.paper}" + (f" (printed value {cl.paper_value:g})" if cl.paper_value is not None else ""))
-        how = f"mean of metric `{cl.value}` over the runs" if cl.value else f"check `{cl.check}` (checks.py)"
+        how = (f"mean of metric `{cl.value}` over the runs" if cl.value
+               else f"check `{cl.check}` ({where('check', cl.check)})")
         L.append(f"hoptcp value: {how}; ± is the 95% confidence half-width (Student t over seeds).")
         if cl.reference:
-            L.append(f"Reference: `{cl.reference}` (checks.py).")
+            L.append(f"Reference: `{cl.reference}` ({where('reference', cl.reference)}).")
         L += ["", "| point | paper | reference | hoptcp (mean ± 95% CI) | n | deviation | verdict | rule |",
               "|---|---|---|---|---|---|---|---|"]
         for r in c.rows:

@@ -107,8 +107,12 @@ struct LinkDropArgs {
     m: Option<f64>,
     /// ... or over m = 1..=m_max ...
     m_max: Option<u32>,
-    /// ... or from measured per-node backlog probabilities.
+    /// ... or from measured per-node backlog probabilities ...
     backlog: Option<Vec<f64>>,
+    /// ... or from measured concurrency: c(m) RTS initiators and b(m)
+    /// successful DATA senders at load m (the TR's Fig. 7 method; needs m).
+    c: Option<f64>,
+    b: Option<f64>,
 }
 fn seven() -> u32 {
     7
@@ -171,6 +175,16 @@ pub fn evaluate(name: &str, params: &Value) -> Result<Value, ModelError> {
             if let Some(b) = &a.backlog {
                 return Ok(to_json(&predict_from_backlog(b, &lp)?));
             }
+            match (a.m, a.c, a.b) {
+                (Some(m), Some(c), Some(b)) => {
+                    if !(b > 0.0 && c >= b && m >= c) {
+                        return Err(bad(format!("need 0 < b <= c <= m (got m = {m}, c = {c}, b = {b})")));
+                    }
+                    return Ok(to_json(&LinkDropPoint::from_counts(m, c, b, a.retry_limit)));
+                }
+                (_, None, None) => {}
+                _ => return Err(bad("measured counts need all of m, c and b")),
+            }
             if let Some(m) = a.m {
                 return Ok(to_json(&link_drop_at(m, &lp)?));
             }
@@ -200,6 +214,15 @@ mod tests {
     fn wstar_chain_7() {
         let v = evaluate("wstar", &json!({"topology": "chain", "hops": 7})).unwrap();
         assert_eq!(v["wstar"]["rounded"], 2);
+    }
+
+    #[test]
+    fn linkdrop_from_measured_counts() {
+        let v = evaluate("linkdrop", &json!({"b_star": 2, "c_star": 3, "m": 4.0, "c": 3.0, "b": 2.0})).unwrap();
+        // H = 1 - b/c = 1/3, per the measured counts.
+        assert!((v["hidden"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12, "{v}");
+        assert!(evaluate("linkdrop", &json!({"b_star": 2, "c_star": 3, "m": 4.0, "c": 3.0})).is_err());
+        assert!(evaluate("linkdrop", &json!({"b_star": 2, "c_star": 3, "m": 2.0, "c": 3.0, "b": 2.0})).is_err());
     }
 
     #[test]

@@ -238,6 +238,10 @@ pub struct TcpSpec {
     /// ssthresh_ to window_ when the run starts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u32>,
+    /// Vegas thresholds in packets (ns-2: v_alpha_ 1, v_beta_ 3, v_gamma_ 1).
+    pub vegas_alpha: f64,
+    pub vegas_beta: f64,
+    pub vegas_gamma: f64,
 }
 
 impl Default for TcpSpec {
@@ -251,6 +255,9 @@ impl Default for TcpSpec {
             min_rto_s: 0.2,
             initial_window: 2,
             initial_ssthresh: None,
+            vegas_alpha: 1.0,
+            vegas_beta: 3.0,
+            vegas_gamma: 1.0,
         }
     }
 }

@@ -274,6 +274,15 @@ fn resolve_tcp(t: &TcpSpec) -> R<()> {
     if let Some(v) = t.initial_ssthresh {
         int_range("tcp.initial_ssthresh", v as u64, 2, 1_000_000)?;
     }
+    non_negative("tcp.vegas_alpha", t.vegas_alpha, "packets")?;
+    non_negative("tcp.vegas_gamma", t.vegas_gamma, "packets")?;
+    if !(t.vegas_beta.is_finite() && t.vegas_beta >= t.vegas_alpha) {
+        return Err(ScenarioError::value(
+            "tcp.vegas_beta",
+            t.vegas_beta,
+            format!("must be a number at least tcp.vegas_alpha = {}", t.vegas_alpha),
+        ));
+    }
     Ok(())
 }
 

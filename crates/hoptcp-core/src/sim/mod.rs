@@ -161,6 +161,9 @@ fn tcp_flow(f: &FlowPlan, seed: u64) -> TcpFlow {
         ecn: t.ecn,
         delayed_ack: t.delayed_ack,
         min_rto: from_secs(t.min_rto_s),
+        vegas_alpha: t.vegas_alpha,
+        vegas_beta: t.vegas_beta,
+        vegas_gamma: t.vegas_gamma,
         ..TcpConfig::default()
     };
     let mut sender = TcpSender::new(&cfg);
