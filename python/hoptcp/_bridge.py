@@ -92,11 +92,17 @@ def run_json(
     overrides: Overrides = (),
     seed: int | None = None,
     pcap: str | None = None,
+    progress: Any = None,
 ) -> str:
-    """Run one simulation; return the result JSON text exactly as the core wrote it."""
+    """Run one simulation; return the result JSON text exactly as the core wrote it.
+
+    ``progress(fraction)`` is called now and then during long runs (Ctrl-C stops a run).
+    """
     c = core()
     try:
-        return c.run(toml_text, _pairs(overrides), seed, pcap)
+        if progress is None:
+            return c.run(toml_text, _pairs(overrides), seed, pcap)
+        return c.run(toml_text, _pairs(overrides), seed, pcap, progress)
     except c.ScenarioError as exc:
         raise ScenarioError(str(exc)) from None
 

@@ -113,11 +113,40 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
     from .scenario import Scenario
 
     sc = Scenario.load(scenario).with_raw(_parse_sets(sets))
-    text = _bridge.run_json(sc.toml, sc.overrides, seed, pcap)
+    with _RunProgress(sc.name, enabled=not as_json) as bar:
+        text = _bridge.run_json(sc.toml, sc.overrides, seed, pcap, progress=bar.update)
     if as_json:
         click.echo(text)
         return
     _print_run(json.loads(text), sc, pcap)
+
+
+class _RunProgress:
+    """A transient progress bar for one long run, shown from the core's first
+    progress report (runs under a quarter of a second never show one)."""
+
+    def __init__(self, name: str, enabled: bool = True) -> None:
+        self.name, self.enabled, self.progress, self.task = name, enabled and sys.stderr.isatty(), None, None
+
+    def __enter__(self) -> "_RunProgress":
+        return self
+
+    def update(self, fraction: float) -> None:
+        if not self.enabled:
+            return
+        if self.progress is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                                     TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task(f"simulating {self.name}", total=1.0)
+        self.progress.update(self.task, completed=fraction)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.progress is not None:
+            self.progress.stop()
 
 
 #: columns of the run summary: (key, header, scale); the full set is in --json

@@ -201,7 +201,7 @@ class FakeCore:
     def resolve(self, scenario_toml: str, overrides) -> str:
         return _canonical(_resolve_doc(scenario_toml, list(overrides)))
 
-    def run(self, scenario_toml: str, overrides, seed, pcap) -> str:
+    def run(self, scenario_toml: str, overrides, seed, pcap, progress=None) -> str:
         t0 = time.perf_counter()
         sc = _resolve_doc(scenario_toml, list(overrides))
         if seed is not None:

@@ -241,3 +241,25 @@ def test_batch_means_of_delivered_packet_batches(scenario_file):
     assert abs(est.mean - overall) <= max(3 * est.ci, 0.03 * overall)
     with pytest.raises(hoptcp.SpecError, match="batch_packets"):
         hoptcp.flow_batch_means(hoptcp.run(scenario_file, seed=3, duration_s=5))
+
+
+@pytest.mark.core
+def test_progress_callback_reports_and_can_stop_a_run():
+    """Long runs report progress; an exception from the callback (as Ctrl-C
+    raises KeyboardInterrupt) stops the run and propagates."""
+    from hoptcp import _core
+
+    seen = []
+    text = Path(__file__).resolve().parents[2].joinpath("examples", "grid13-udp.toml").read_text()
+    out = json.loads(_core.run(text, [("duration_s", "60")], None, None, seen.append))
+    assert out["duration_s"] == 60.0
+    assert seen and all(0.0 < f <= 1.0 for f in seen) and seen == sorted(seen)
+
+    class Stop(Exception):
+        pass
+
+    def stop(_fraction):
+        raise Stop()
+
+    with pytest.raises(Stop):
+        _core.run(text, [("duration_s", "60")], None, None, stop)

@@ -31,6 +31,8 @@ pub enum RunError {
     Scenario(ScenarioError),
     /// The pcap trace could not be written.
     Io(std::io::Error),
+    /// The caller's progress hook asked to stop.
+    Stopped,
 }
 
 impl std::fmt::Display for RunError {
@@ -38,6 +40,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Scenario(e) => e.fmt(f),
             RunError::Io(e) => write!(f, "cannot write the trace: {e}"),
+            RunError::Stopped => f.write_str("the run was stopped"),
         }
     }
 }
@@ -55,6 +58,17 @@ pub struct RunOptions {
 
 /// Parse, validate and run a scenario with `(dotted.key, value)` overrides.
 pub fn run_scenario(text: &str, overrides: &[(String, String)], opts: &RunOptions) -> Result<RunReport, RunError> {
+    run_scenario_observed(text, overrides, opts, |_| true)
+}
+
+/// As [`run_scenario`], with a hook called now and then with the fraction
+/// of simulated time done; returning false stops the run.
+pub fn run_scenario_observed(
+    text: &str,
+    overrides: &[(String, String)],
+    opts: &RunOptions,
+    observe: impl FnMut(f64) -> bool,
+) -> Result<RunReport, RunError> {
     let mut overrides = overrides.to_vec();
     if let Some(s) = opts.seed {
         overrides.push(("seed".into(), s.to_string()));
@@ -65,5 +79,5 @@ pub fn run_scenario(text: &str, overrides: &[(String, String)], opts: &RunOption
     if let Some(p) = &opts.pcap {
         sim.trace_to(p).map_err(RunError::Io)?;
     }
-    sim.run().map_err(RunError::Io)
+    sim.run_observed(observe).map_err(RunError::Io)?.ok_or(RunError::Stopped)
 }

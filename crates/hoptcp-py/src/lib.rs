@@ -38,23 +38,52 @@ fn resolve(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>
     .map_err(scenario_err)
 }
 
-/// Run one simulation and return its JSON result.
+/// Run one simulation and return its JSON result. `progress`, if given, is
+/// called with the fraction of simulated time done (at most four times a
+/// second); Ctrl-C (or an exception from `progress`) stops the run.
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, overrides, seed=None, pcap=None))]
+#[pyo3(signature = (scenario_toml, overrides, seed=None, pcap=None, progress=None))]
 fn run(
     py: Python<'_>,
     scenario_toml: &str,
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
     pcap: Option<String>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let text = scenario_toml.to_owned();
     let opts = hoptcp_core::RunOptions { seed, pcap: pcap.map(Into::into) };
-    let result = py.detach(move || hoptcp_core::run_scenario(&text, &overrides, &opts));
+    let mut interrupted: Option<PyErr> = None;
+    let mut last = std::time::Instant::now();
+    let result = py.detach(|| {
+        hoptcp_core::run_scenario_observed(&text, &overrides, &opts, |fraction| {
+            if last.elapsed() < std::time::Duration::from_millis(250) {
+                return true;
+            }
+            last = std::time::Instant::now();
+            // Briefly take the GIL: deliver pending signals, report progress.
+            Python::attach(|py| {
+                let r = py.check_signals().and_then(|_| match &progress {
+                    Some(cb) => cb.call1(py, (fraction,)).map(|_| ()),
+                    None => Ok(()),
+                });
+                match r {
+                    Ok(()) => true,
+                    Err(e) => {
+                        interrupted = Some(e);
+                        false
+                    }
+                }
+            })
+        })
+    });
     match result {
         Ok(r) => Ok(serde_json::to_string(&r).expect("report serializes")),
         Err(hoptcp_core::RunError::Scenario(e)) => Err(scenario_err(e)),
         Err(hoptcp_core::RunError::Io(e)) => Err(PyOSError::new_err(format!("cannot write the trace: {e}"))),
+        Err(hoptcp_core::RunError::Stopped) => {
+            Err(interrupted.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("run stopped")))
+        }
     }
 }
 

@@ -295,14 +295,26 @@ impl Simulation {
     }
 
     /// Run to the end and report; fails only if writing the trace failed.
-    pub fn run(mut self) -> std::io::Result<RunReport> {
+    pub fn run(self) -> std::io::Result<RunReport> {
+        self.run_observed(|_| true).map(|r| r.expect("never stopped"))
+    }
+
+    /// As `run`, calling `observe(fraction of simulated time done)` every
+    /// 2^16 events; if it returns false the run stops and `Ok(None)` is
+    /// returned (used for progress bars and Ctrl-C).
+    pub fn run_observed(mut self, mut observe: impl FnMut(f64) -> bool) -> std::io::Result<Option<RunReport>> {
         let started = std::time::Instant::now();
+        let mut n: u32 = 0;
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
                 break;
             }
             let (now, ev) = self.q.pop().unwrap();
             self.dispatch(now, ev);
+            n = n.wrapping_add(1);
+            if n & 0xffff == 0 && !observe(now as f64 / self.end.max(1) as f64) {
+                return Ok(None);
+            }
         }
         let wall = started.elapsed().as_secs_f64();
         if let Some(tr) = self.trace.take() {
@@ -311,7 +323,7 @@ impl Simulation {
             }
             tr.pcap.finish()?;
         }
-        Ok(report::build(&mut self, wall))
+        Ok(Some(report::build(&mut self, wall)))
     }
 
     fn dispatch(&mut self, now: Time, ev: Ev) {
