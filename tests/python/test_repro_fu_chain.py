@@ -160,10 +160,13 @@ def test_variant_table_and_vegas_checks():
     assert fc.fu_vegas_window_16(None, df, {}).mean == pytest.approx(3.1)
 
 
-def test_avgwin_paper_reference():
-    assert fc.fu_avgwin_paper(None, {"tcp.max_window": 16}) == 9.2
-    with pytest.raises(SpecError):
-        fc.fu_avgwin_paper(None, {"tcp.max_window": 3})
+def test_avgwin_claim_takes_the_paper_number_per_point():
+    from hoptcp.reproduce.catalogue import get_entry
+
+    claim = next(c for c in get_entry("fu-avgwin").claims if c.paper_by)
+    assert claim.paper_at({"tcp.max_window": 16}) == 9.2
+    assert claim.paper_at({"tcp.max_window": 32.0}) == 9.6
+    assert claim.paper_at({"tcp.max_window": 3}) is None
 
 
 def test_wstar_table(real_core):

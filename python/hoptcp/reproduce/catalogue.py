@@ -23,7 +23,7 @@ ENTRY_KEYS = {"id", "title", "paper", "citation", "figure", "table", "descriptio
               "metrics", "notes", "sweep", "quick", "claims", "figures"}
 SWEEP_KEYS = {"grid", "zip", "set", "seeds", "replications"}
 QUICK_KEYS = SWEEP_KEYS | {"duration_s"}
-CLAIM_KEYS = {"name", "paper", "paper_value", "value", "check", "reference", "rule", "per_point",
+CLAIM_KEYS = {"name", "paper", "paper_value", "paper_by", "paper_values", "value", "check", "reference", "rule", "per_point",
               "known_difference", "unit", "scale"}
 FIGURE_KEYS_REQUIRED = {"function", "file"}
 
@@ -106,10 +106,23 @@ class Claim:
     check: str | None = None  # ... or a function in checks.py
     reference: str | None = None  # a function in checks.py giving the reference value per point
     paper_value: float | None = None
+    #: per-point printed numbers: the value of sweep parameter ``paper_by`` -> the paper's number
+    paper_by: str | None = None
+    paper_values: tuple[tuple[Any, float], ...] = ()
     per_point: bool = False
     known_difference: str = ""
     unit: str = ""
     scale: float = 1.0
+
+    def paper_at(self, point: Mapping[str, Any]) -> float | None:
+        """The paper's printed number for a sweep point (or the claim's single one)."""
+        if self.paper_by is not None:
+            v = point.get(self.paper_by)
+            for key, number in self.paper_values:
+                if key == v or (isinstance(key, (int, float)) and isinstance(v, (int, float)) and float(key) == float(v)):
+                    return number
+            return None
+        return self.paper_value
 
 
 @dataclass(frozen=True)
@@ -237,11 +250,22 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
         rule = Rule.parse(_need(cw, c, "rule", str))
         if rule.needs == "reference" and ref is None:
             raise SpecError(f"{cw}: rule '{rule.text}' compares with the reference, but no 'reference' is given")
-        if rule.needs == "paper" and "paper_value" not in c:
-            raise SpecError(f"{cw}: rule '{rule.text}' compares with the paper, but no 'paper_value' is given")
+        if ("paper_by" in c) != ("paper_values" in c):
+            raise SpecError(f"{cw}: give 'paper_by' (a sweep parameter) and 'paper_values' ([[value, number], ...]) "
+                            "together")
+        pairs = c.get("paper_values", [])
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 and isinstance(p[1], (int, float))
+                                                  for p in pairs):
+            raise SpecError(f"{cw}: paper_values must be a list of [parameter value, printed number] pairs")
+        if "paper_by" in c and not c.get("per_point"):
+            raise SpecError(f"{cw}: paper_values are per point: set per_point = true")
+        if rule.needs == "paper" and "paper_value" not in c and "paper_values" not in c:
+            raise SpecError(f"{cw}: rule '{rule.text}' compares with the paper, but no 'paper_value' "
+                            "(or 'paper_by' + 'paper_values') is given")
         claims.append(Claim(
             name=_need(cw, c, "name", str), paper=_need(cw, c, "paper", str), rule=rule, value=c.get("value"),
             check=c.get("check"), reference=ref, paper_value=c.get("paper_value"),
+            paper_by=c.get("paper_by"), paper_values=tuple((p[0], float(p[1])) for p in pairs),
             per_point=bool(c.get("per_point", False)), known_difference=c.get("known_difference", ""),
             unit=c.get("unit", ""), scale=float(c.get("scale", 1.0))))
     figs = []

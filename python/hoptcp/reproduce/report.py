@@ -117,7 +117,7 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
         except (SpecError, ValueError, KeyError) as exc:
             rows.append(PointRow(point, Estimate(math.nan, math.nan, 0, math.nan), None, None, str(exc), "error"))
             continue
-        holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_value, claim.scale, claim.unit)
+        holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
         if holds is None:
             verdict = "no data"
         elif holds:
@@ -229,7 +229,8 @@ def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame",
         L += ["", "| point | paper | reference | hoptcp (mean ± 95% CI) | n | deviation | verdict | rule |",
               "|---|---|---|---|---|---|---|---|"]
         for r in c.rows:
-            paper = _num(cl.paper_value, cl) if cl.paper_value is not None else "-"
+            printed = cl.paper_at(r.point)
+            paper = _num(printed, cl) if printed is not None else "-"
             ref = _num(r.reference, cl) if r.reference is not None else "-"
             est = r.estimate
             ci = "" if math.isnan(est.ci) else f" ± {est.ci * cl.scale:.3g}"

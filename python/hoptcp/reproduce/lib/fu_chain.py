@@ -206,14 +206,6 @@ def fu_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
 
 # --- fu-avgwin ---------------------------------------------------------------------------
 
-def fu_avgwin_paper(ctx: "Context", point: Mapping[str, Any]) -> float:
-    """INFOCOM Table 2's average window at the point's MaxWin (the reference column)."""
-    w = int(point[WIN] if WIN in point else ctx.resolved(point)["tcp"]["max_window"])
-    if w not in FU_TABLE2:
-        raise SpecError(f"INFOCOM Table 2 has no MaxWin {w} (it has {sorted(FU_TABLE2)})")
-    return FU_TABLE2[w]
-
-
 def fu_avgwin_over_wstar(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Average window at MaxWin 32 divided by W* of the formula (ceil(h/4), 2 on 7 hops)."""
     sel = runs[runs[WIN] == 32] if WIN in runs.columns else runs
