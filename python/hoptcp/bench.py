@@ -31,23 +31,32 @@ SCENARIOS = (
 )
 MEMORY_TARGET_MB = 100.0
 
-_CHILD = r"""
-import json, resource, sys, time
+# Peak memory is the process's VmHWM: unlike ru_maxrss it is not carried over
+# from the parent across fork + exec.
+_PEAK = r"""
+def peak_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
+_CHILD = _PEAK + r"""
+import json, sys, time
 from hoptcp import _core
 text = open(sys.argv[1]).read()
 t0 = time.perf_counter()
 out = json.loads(_core.run(text, [], None, None))
 total = time.perf_counter() - t0
-rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"events": out["events"], "wall": out["wall_time_s"], "total": total,
                   "duration": out["duration_s"], "nodes": len(out["nodes"]), "flows": len(out["flows"]),
-                  "rss_mb": rss_kb / 1024}))
+                  "rss_mb": peak_mb()}))
 """
 
-_BASELINE = r"""
-import resource
+_BASELINE = _PEAK + r"""
 from hoptcp import _core
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(peak_mb())
 """
 
 
