@@ -149,7 +149,8 @@ def net_topology_case(params: Mapping[str, Any], base: "Scenario") -> dict[str, 
 _SLIM: dict[int, tuple[Any, "pd.DataFrame"]] = {}
 _KEEP = ("aggregate_goodput_bps", "seed", "name")
 _KEEP_PREFIXES = ("drops.", "tcp.", "mac.", "topology.", "flows.")
-_KEEP_SUFFIXES = (".avg_cwnd", ".goodput_bps", ".packets_sent", ".acks_sent", ".queue_max", ".queue_avg")
+_KEEP_SUFFIXES = (".avg_cwnd", ".goodput_bps", ".packets_sent", ".acks_sent", ".queue_max", ".queue_avg",
+                  ".backlog_frac")
 
 
 def _slim(runs: "pd.DataFrame") -> "pd.DataFrame":
@@ -502,6 +503,12 @@ def net_largest_queue_avg(ctx: "Context", runs: "pd.DataFrame", point: Mapping[s
     return mean_ci(_largest_over_nodes(runs, "queue_avg"))
 
 
+def net_largest_queue_max_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """Largest queue at any node in one run of Table 3 (8-hop chain, buffer 30); mean over seeds."""
+    runs = _slim(runs)
+    return mean_ci(_largest_over_nodes(_table_runs(runs), "queue_max"))
+
+
 def net_contention_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Fraction of all drops that are MAC contention drops (retry limits), pooled over seeds."""
     runs = _slim(runs)
@@ -566,15 +573,23 @@ def net_queue_per_node(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
             if any(v == v for v in m):
                 ax.errorbar([i + off for i in range(hops + 1)], m, yerr=e, marker="o", ls="-", capsize=3,
                             color=color, label=f"hoptcp {hops}-hop chain")
+            if stat == "queue_avg" and hops == 8:
+                # the same, counting the packet the MAC holds (queue + fraction of time the MAC is busy)
+                held = [mean_ci(_col(df, f"node.{i}.queue_avg") + _col(df, f"node.{i}.backlog_frac")).mean
+                        for i in range(hops + 1)]
+                if any(v == v for v in held):
+                    ax.plot(range(hops + 1), held, "--", marker=".", color=color, alpha=0.7,
+                            label="hoptcp 8-hop, counting the packet in the MAC")
         ax.plot(range(9), paper, "s", fillstyle="none", color="C3", ms=8, label="paper (Table 3/4)")
         if stat == "queue_max":
             ax.axhline(17, ls=":", color="C3", lw=1, label="paper: never exceeds 17")
         ax.set_xticks(range(9), list(NODE_LETTERS))
         ax.set_xlabel("Node (A = TCP source)")
         ax.set_ylabel(lab)
-        ax.set_ylim(0, None)
+        ax.set_ylim(0, 1.45 * max(paper) if stat == "queue_avg" else None)
         ax.grid(True, alpha=0.3)
     ax1.legend(fontsize=7)
+    ax2.legend(fontsize=7, loc="upper left")
     return fig
 
 
@@ -639,13 +654,22 @@ def _crossover(xs: Sequence[float], overflow_share: Sequence[float], falling: bo
     """First x where the overflow share crosses 1/2 (linear interpolation between points).
 
     ``falling``: the share falls with x (buffer sweep); otherwise it rises (flow sweep).
-    NaN when it never crosses.
+    When the share is already past 1/2 at the first x the crossover lies below the range
+    (−inf); when it never gets there, beyond the range (+inf).
     """
     pts = [(x, s) for x, s in zip(xs, overflow_share) if s == s]
+    if not pts:
+        return math.nan
+
+    def past(v: float) -> bool:
+        return v <= 0.5 if falling else v >= 0.5
+
+    if past(pts[0][1]):
+        return -math.inf
     for (x0, s0), (x1, s1) in zip(pts, pts[1:]):
-        if (falling and s0 > 0.5 >= s1) or (not falling and s0 < 0.5 <= s1):
+        if past(s1):
             return x0 + (0.5 - s0) * (x1 - x0) / (s1 - s0) if s1 != s0 else x1
-    return math.nan
+    return math.inf
 
 
 def _crossover_per_seed(df: "pd.DataFrame", key: str, falling: bool) -> Estimate:
