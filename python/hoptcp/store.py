@@ -230,6 +230,19 @@ def _preview(names: Sequence[str], n: int = 12) -> str:
     return head + (f", ... ({len(names) - n} more)" if len(names) > n else "")
 
 
+class ColumnNames(tuple):
+    """An immutable list of column names kept in ``DataFrame.attrs``. pandas
+    deep-copies attrs on every slice; this type is shared instead of copied, so
+    frames with thousands of metric columns stay fast to slice."""
+
+    def __deepcopy__(self, memo: Any) -> "ColumnNames":
+        return self
+
+
+#: columns make_frame itself adds; metrics of the same name are not repeated
+_FRAME_COLUMNS = {"sweep", "seed", "scenario_hash", "hoptcp_version"}
+
+
 def make_frame(rows: list[dict[str, Any]], metrics: Sequence[str] | None = None) -> "pd.DataFrame":
     """Build the one-row-per-run DataFrame: sweep, params..., seed, metrics..., scenario_hash, hoptcp_version."""
     import pandas as pd
@@ -249,6 +262,9 @@ def make_frame(rows: list[dict[str, Any]], metrics: Sequence[str] | None = None)
                 metric_cols.append(k)
     if metrics is not None and rows:
         metric_cols = select_metrics(metric_cols, metrics)
+    # A metric named like a parameter (e.g. duration_s, both an input and in the
+    # result) or like a frame column is the same number: keep one column.
+    metric_cols = [m for m in metric_cols if m not in seen_p and m not in _FRAME_COLUMNS]
     records = []
     for r in rows:
         rec: dict[str, Any] = {"sweep": r["sweep"]}
@@ -266,6 +282,6 @@ def make_frame(rows: list[dict[str, Any]], metrics: Sequence[str] | None = None)
             conv = pd.to_numeric(df[c], errors="coerce")
             if conv.notna().sum() == df[c].notna().sum():
                 df[c] = conv
-    df.attrs["params"] = param_cols
-    df.attrs["metrics"] = metric_cols
+    df.attrs["params"] = ColumnNames(param_cols)
+    df.attrs["metrics"] = ColumnNames(metric_cols)
     return df

@@ -78,7 +78,7 @@ def test_load_filters(fake_core, scenario_file, tmp_path):
     assert len(hoptcp.load(db, where={"tcp.max_window": [1, 3], "seed": 1})) == 4
     assert len(hoptcp.load(db, where="`mac.queue_limit` == 10 and seed > 1")) == 6
     m = hoptcp.load(db, metrics=["aggregate_goodput_bps", "flow.*.goodput_bps"])
-    assert m.attrs["metrics"] == ["aggregate_goodput_bps", "flow.0.goodput_bps"]
+    assert list(m.attrs["metrics"]) == ["aggregate_goodput_bps", "flow.0.goodput_bps"]
     with pytest.raises(SpecError, match="sweep 'x' is not in store"):
         hoptcp.load(db, sweep="x")
     with pytest.raises(SpecError, match="no column 'tcp.max_windw' \\(did you mean 'tcp.max_window'\\?\\)"):
@@ -92,7 +92,7 @@ def test_metric_filter_checked_on_first_result(fake_core, scenario_file, tmp_pat
         run_sweep(spec_for(scenario_file, metrics=["goodput"]), store=tmp_path / "r.db", progress=False)
     assert fake_core.runs == 1  # failed fast
     df = run_sweep(spec_for(scenario_file, metrics=["aggregate_goodput_bps"]), store=tmp_path / "r.db", progress=False)
-    assert df.attrs["metrics"] == ["aggregate_goodput_bps"] and fake_core.runs == 18
+    assert list(df.attrs["metrics"]) == ["aggregate_goodput_bps"] and fake_core.runs == 18
 
 
 def test_parallel_threads_give_identical_results(fake_core, scenario_file, tmp_path):
@@ -219,3 +219,14 @@ def test_sigkill_then_resume_runs_exactly_the_missing(scenario_file, tmp_path, s
     assert _count(db) == 40
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert "40 cached, 0 to run" in again.stderr
+
+
+def test_sweeping_a_key_that_is_also_a_metric(fake_core, scenario_file, tmp_path):
+    """duration_s is both a parameter and a result field: one column, the parameter."""
+    df = hoptcp.sweep(scenario_file, grid={"duration_s": [1.0, 2.0]}, replications=1, store=tmp_path / "d.db",
+                      progress=False)
+    assert list(df.columns).count("duration_s") == 1
+    assert sorted(df["duration_s"]) == [1.0, 2.0]
+    assert "duration_s" in df.attrs["params"] and "duration_s" not in df.attrs["metrics"]
+    # attrs survive slicing and are shared, not copied
+    assert df[df["duration_s"] == 1.0].attrs["metrics"] is df.attrs["metrics"]
