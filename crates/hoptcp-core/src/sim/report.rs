@@ -10,7 +10,9 @@ use crate::scenario::schema::{AppKind, TransportKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The package version plus a digest of the core's source: runs of two cores
+/// that differ in any way never share a results-store key.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+core.", env!("HOPTCP_CORE_DIGEST"));
 
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
