@@ -5,7 +5,8 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).expect("src dir").map(|e| e.expect("entry").path()).collect();
+    let mut entries: Vec<PathBuf> =
+        std::fs::read_dir(dir).expect("src dir").map(|e| e.expect("entry").path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {

@@ -154,7 +154,7 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
         TopologyKind::Cross => {
             let h = require("topology.hops", t.hops, &kind_name)? as u64;
             int_range("topology.hops", h, 2, MAX_NODES)?;
-            if h % 2 != 0 {
+            if !h.is_multiple_of(2) {
                 return Err(ScenarioError::value(
                     "topology.hops",
                     h,

@@ -560,13 +560,12 @@ impl Simulation {
         }
         let t = self.flows[flow as usize].tcp.as_mut().expect("TCP flow");
         let due = [if t.stopped { None } else { t.sender.next_timer() }, t.receiver.next_timer()];
-        for side in 0..2 {
-            if t.timer[side].1 != due[side] {
-                t.timer[side].0 = t.timer[side].0.wrapping_add(1);
-                t.timer[side].1 = due[side];
-                if let Some(at) = due[side] {
-                    let gen = t.timer[side].0;
-                    self.q.schedule_at(at.max(now), Ev::Tcp { flow, side: side as u8, gen });
+        for (side, (slot, due)) in t.timer.iter_mut().zip(due).enumerate() {
+            if slot.1 != due {
+                slot.0 = slot.0.wrapping_add(1);
+                slot.1 = due;
+                if let Some(at) = due {
+                    self.q.schedule_at(at.max(now), Ev::Tcp { flow, side: side as u8, gen: slot.0 });
                 }
             }
         }

@@ -85,31 +85,8 @@ pub fn random(n: u32, w: f64, h: f64, seed: u64) -> Vec<Position> {
 /// neighbours visited in increasing id order, so ties break the same way
 /// every run). `None` when unreachable.
 pub fn shortest_path(n: usize, links: impl Fn(u32) -> Vec<u32>, src: u32, dst: u32) -> Option<Vec<u32>> {
-    let mut parent = vec![u32::MAX; n];
-    let mut seen = vec![false; n];
-    let mut q = std::collections::VecDeque::new();
-    seen[src as usize] = true;
-    q.push_back(src);
-    while let Some(u) = q.pop_front() {
-        if u == dst {
-            let mut path = vec![dst];
-            let mut x = dst;
-            while x != src {
-                x = parent[x as usize];
-                path.push(x);
-            }
-            path.reverse();
-            return Some(path);
-        }
-        for v in links(u) {
-            if !seen[v as usize] {
-                seen[v as usize] = true;
-                parent[v as usize] = u;
-                q.push_back(v);
-            }
-        }
-    }
-    None
+    let (dist, parent) = bfs_within(n, links, src, u32::MAX);
+    (dist[dst as usize] != u32::MAX).then(|| path_from_parents(&parent, src, dst))
 }
 
 /// Hop distances from `src` by breadth-first search, stopping at `max_hops`
