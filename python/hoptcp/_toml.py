@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -13,6 +14,19 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 TOMLDecodeError = tomllib.TOMLDecodeError
+
+
+def read_file(path: Path, what: str, error: type[Exception]) -> str:
+    """The text of a scenario or spec file; a missing, unreadable or directory
+    path raises ``error`` with one line naming ``what`` and the path."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{what} not found: {path}") from None
+    except IsADirectoryError:
+        raise error(f"{what} {path} is a directory, not a file") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror}") from None
 
 
 def loads(text: str) -> dict[str, Any]:

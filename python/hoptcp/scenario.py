@@ -39,14 +39,7 @@ class Scenario:
     @classmethod
     def load(cls, path: str | Path) -> "Scenario":
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ScenarioError(f"scenario file not found: {p}") from None
-        except IsADirectoryError:
-            raise ScenarioError(f"scenario path is a directory, not a file: {p}") from None
-        except OSError as exc:
-            raise ScenarioError(f"cannot read scenario file {p}: {exc.strerror}") from None
+        text = _toml.read_file(p, "scenario file", ScenarioError)
         return cls.from_toml(text, base_dir=p.resolve().parent, name=p.stem, origin=str(p))
 
     @classmethod

@@ -158,12 +158,7 @@ class SweepSpec:
     @classmethod
     def load(cls, path: str | Path) -> "SweepSpec":
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SpecError(f"sweep spec not found: {p}") from None
-        except OSError as exc:
-            raise SpecError(f"cannot read sweep spec {p}: {exc.strerror}") from None
+        text = _toml.read_file(p, "sweep spec", SpecError)
         try:
             doc = _toml.loads(text)
         except _toml.TOMLDecodeError as exc:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import hoptcp
+from store_helpers import count_runs
 from hoptcp import Scenario, ScenarioError, Store
 from hoptcp.cli import main
 from hoptcp.sweep import SweepSpec, run_sweep
@@ -149,17 +149,6 @@ def test_500_run_sweep_progress_and_free_rerun(real_core, udp_file, tmp_path, ca
     print(f"500 runs in {first:.1f} s")
 
 
-def _count(db: Path) -> int:
-    try:
-        con = sqlite3.connect(db, timeout=5)
-        try:
-            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.OperationalError:
-        return 0
-
-
 def test_sigkill_midway_then_resume_runs_exactly_the_missing(real_core, udp_file, tmp_path, subprocess_env):
     # calibrate run length so that the sweep takes a few seconds on one thread
     t0 = time.perf_counter()
@@ -174,18 +163,18 @@ def test_sigkill_midway_then_resume_runs_exactly_the_missing(real_core, udp_file
     cmd = [sys.executable, "-m", "hoptcp", "sweep", str(spec), "--store", str(db), "-j", "1"]
     proc = subprocess.Popen(cmd, env=subprocess_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 120
-    while _count(db) < 5 and time.time() < deadline and proc.poll() is None:
+    while count_runs(db) < 5 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.01)
     assert proc.poll() is None, "the sweep finished before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    done = _count(db)
+    done = count_runs(db)
     assert 5 <= done < n
     out = subprocess.run(cmd, env=subprocess_env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert f"{done} cached, {n - done} to run" in out.stderr
     assert f"ran {n - done} simulations" in out.stderr
-    assert _count(db) == n
+    assert count_runs(db) == n
 
 
 def test_dask_local_cluster_matches_local_run(real_core, udp_file, tmp_path, subprocess_env):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import hoptcp
+from store_helpers import count_runs
 from hoptcp import SpecError, Store
 from hoptcp.runner import RunError, Task, execute
 from hoptcp.sweep import SweepSpec, run_sweep
@@ -164,9 +165,9 @@ def test_commit_per_run_is_visible_to_other_connections(fake_core, scenario_file
     def run_fn(toml, overrides, seed):
         if seed == 3:  # while this run is in progress, the first two become readable elsewhere
             deadline = time.time() + 5
-            while _count(db) < 2 and time.time() < deadline:
+            while count_runs(db) < 2 and time.time() < deadline:
                 time.sleep(0.01)
-            seen.append(_count(db))
+            seen.append(count_runs(db))
         return fake_core.run(toml, overrides, seed, None)
 
     run_sweep(spec_for(scenario_file, grid={"tcp.max_window": [1]}), store=db, jobs=1, progress=False, run_fn=run_fn)
@@ -182,17 +183,6 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def _count(db: Path) -> int:
-    try:
-        con = sqlite3.connect(db, timeout=5)
-        try:
-            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.OperationalError:
-        return 0
-
-
 def test_sigkill_then_resume_runs_exactly_the_missing(scenario_file, tmp_path, subprocess_env):
     """The CLI in a subprocess (fake core, slowed down), killed with SIGKILL mid-sweep."""
     script = tmp_path / "fake_cli.py"
@@ -205,18 +195,18 @@ def test_sigkill_then_resume_runs_exactly_the_missing(scenario_file, tmp_path, s
     cmd = [sys.executable, str(script), "sweep", str(spec), "--store", str(db), "-j", "2"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 60
-    while _count(db) < 8 and time.time() < deadline and proc.poll() is None:
+    while count_runs(db) < 8 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    done = _count(db)
+    done = count_runs(db)
     assert 8 <= done < 40, f"kill came too late or too early ({done} runs stored)"
     env["FAKE_DELAY"] = "0"
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert f"{done} cached, {40 - done} to run" in out.stderr
     assert f"ran {40 - done} simulations" in out.stderr
-    assert _count(db) == 40
+    assert count_runs(db) == 40
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert "40 cached, 0 to run" in again.stderr
 

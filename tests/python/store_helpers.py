@@ -1,0 +1,18 @@
+"""Reading a results store from tests while another process writes it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+
+def count_runs(db: Path) -> int:
+    """Finished runs in the store (0 while the file or table does not exist yet)."""
+    try:
+        con = sqlite3.connect(db, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0
