@@ -37,18 +37,23 @@ impl IfQueue {
         self.last_change = now;
     }
 
-    /// Append (or put at the head when `priority`); gives the packet back
-    /// if the queue is full.
+    /// Append `out`, or give it back if the queue is full (drop-tail). With
+    /// `priority` (routing packets, ns-2 PriQueue::recvHighPriority) it goes
+    /// to the head instead, and a queue that is then full gives back the
+    /// packet at its tail.
     pub fn enqueue(&mut self, now: Time, out: Outgoing, priority: bool) -> Result<(), Outgoing> {
+        if priority {
+            self.account(now);
+            self.q.push_front(out);
+            let dropped = if self.q.len() as u32 >= self.limit { self.q.pop_back() } else { None };
+            self.max_len = self.max_len.max(self.q.len() as u32);
+            return dropped.map_or(Ok(()), Err);
+        }
         if self.q.len() as u32 + 1 >= self.limit {
             return Err(out);
         }
         self.account(now);
-        if priority {
-            self.q.push_front(out);
-        } else {
-            self.q.push_back(out);
-        }
+        self.q.push_back(out);
         self.max_len = self.max_len.max(self.q.len() as u32);
         Ok(())
     }
@@ -120,6 +125,19 @@ mod tests {
         q.enqueue(0, o(1), false).unwrap();
         q.enqueue(0, o(2), false).unwrap();
         q.enqueue(0, o(9), true).unwrap();
+        assert_eq!(q.dequeue(0).unwrap().packet, 9);
+        assert_eq!(q.dequeue(0).unwrap().packet, 1);
+    }
+
+    #[test]
+    fn priority_into_a_full_queue_drops_the_tail() {
+        let mut q = IfQueue::new(3);
+        q.enqueue(0, o(1), false).unwrap();
+        q.enqueue(0, o(2), false).unwrap();
+        // Full for data (2 wait, limit 3): a routing packet still gets in
+        // at the head and the tail packet is dropped instead.
+        assert_eq!(q.enqueue(0, o(9), true), Err(o(2)));
+        assert_eq!(q.len(), 2);
         assert_eq!(q.dequeue(0).unwrap().packet, 9);
         assert_eq!(q.dequeue(0).unwrap().packet, 1);
     }

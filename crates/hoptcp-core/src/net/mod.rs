@@ -1,29 +1,43 @@
 //! Network layer: IP packets and their arena, the interface queue, drop
-//! causes. Static routes are the flows' planned paths (see `scenario::build`).
+//! causes, and routing (static routes and AODV, in `routing/`).
 
 pub mod ifq;
 pub mod packet;
+pub mod routing;
 
 pub use ifq::IfQueue;
-pub use packet::{Body, Ecn, Packet, PacketKind, Slab, PACKET_KINDS};
+pub use packet::{Body, Ecn, Packet, PacketKind, Slab, NO_FLOW, PACKET_KINDS};
 
 /// Why a packet was lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(usize)]
 pub enum DropCause {
-    /// Interface queue full.
+    /// Interface queue full (or, for a routing packet put at the head of a
+    /// full queue, the packet at its tail).
     QueueOverflow = 0,
     /// MAC gave up after the short retry limit of RTS attempts.
     MacRtsRetry = 1,
     /// MAC gave up after the DATA retry limit.
     MacDataRetry = 2,
-    /// No route to the destination.
+    /// No valid route at a forwarding node, a route reply with no way back,
+    /// or a route that expired while packets waited for it.
     NoRoute = 3,
     /// TTL reached zero.
     Ttl = 4,
+    /// Waiting in the interface queue for a neighbour whose link just broke
+    /// (AODV flushes them with the packet the MAC gave up on).
+    LinkFailureFlush = 5,
+    /// The route-request buffer was full.
+    RouteBufferOverflow = 6,
+    /// Waited in the route-request buffer longer than its timeout.
+    RouteBufferTimeout = 7,
+    /// The route discovery gave up after its last retry.
+    RouteDiscoveryFailed = 8,
+    /// A node received a packet it originated (a routing loop).
+    RouteLoop = 9,
 }
 
-pub const N_DROP_CAUSES: usize = 5;
+pub const N_DROP_CAUSES: usize = 10;
 
 pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
     (DropCause::QueueOverflow, "queue_overflow"),
@@ -31,4 +45,9 @@ pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
     (DropCause::MacDataRetry, "mac_data_retry"),
     (DropCause::NoRoute, "no_route"),
     (DropCause::Ttl, "ttl"),
+    (DropCause::LinkFailureFlush, "link_failure_flush"),
+    (DropCause::RouteBufferOverflow, "route_buffer_overflow"),
+    (DropCause::RouteBufferTimeout, "route_buffer_timeout"),
+    (DropCause::RouteDiscoveryFailed, "route_discovery_failed"),
+    (DropCause::RouteLoop, "route_loop"),
 ];

@@ -2,9 +2,13 @@
 //! are passed around by index; a receiver that decodes a DATA frame gets its
 //! own copy (the sender keeps its copy until the MAC is done with it).
 
+use super::routing::aodv::AodvMsg;
 use crate::engine::Time;
 use crate::mac::NodeId;
 use crate::transport::TcpSegment;
+
+/// `flow` of packets that belong to no flow (routing control messages).
+pub const NO_FLOW: u32 = u32::MAX;
 
 /// The two ECN bits of the IP header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,21 +20,28 @@ pub enum Ecn {
 }
 
 /// What a packet carries; used for per-kind statistics (drops hitting TCP
-/// data vs TCP ACKs).
+/// data vs TCP ACKs vs routing messages).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
     Udp,
     TcpData,
     TcpAck,
+    Aodv,
 }
 
-pub const PACKET_KINDS: [(PacketKind, &str); 3] =
-    [(PacketKind::Udp, "udp"), (PacketKind::TcpData, "tcp_data"), (PacketKind::TcpAck, "tcp_ack")];
+pub const PACKET_KINDS: [(PacketKind, &str); 4] = [
+    (PacketKind::Udp, "udp"),
+    (PacketKind::TcpData, "tcp_data"),
+    (PacketKind::TcpAck, "tcp_ack"),
+    (PacketKind::Aodv, "aodv"),
+];
 
 #[derive(Clone, Copy, Debug)]
 pub enum Body {
     Udp { seq: u64, payload: u32 },
     Tcp(TcpSegment),
+    /// A routing control message (its own flow: [`NO_FLOW`]).
+    Aodv(AodvMsg),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -45,7 +56,8 @@ pub struct Packet {
     pub ecn: Ecn,
     /// Travels from the flow's destination back to its source (TCP ACKs).
     pub reverse: bool,
-    /// Index of the node currently holding the packet in its route.
+    /// Hops travelled so far (ns-2's `num_forwards`); under static routing
+    /// also the index of the node holding it on its flow's path.
     pub hop: u16,
     /// Next hop chosen by routing (MAC receiver address).
     pub next_hop: NodeId,
@@ -59,13 +71,21 @@ impl Packet {
             Body::Udp { .. } => PacketKind::Udp,
             Body::Tcp(s) if s.is_ack => PacketKind::TcpAck,
             Body::Tcp(_) => PacketKind::TcpData,
+            Body::Aodv(_) => PacketKind::Aodv,
         }
+    }
+
+    /// Application data or TCP (not a routing message).
+    #[inline]
+    pub fn is_data(&self) -> bool {
+        !matches!(self.body, Body::Aodv(_))
     }
 
     pub fn payload_bytes(&self) -> u32 {
         match self.body {
             Body::Udp { payload, .. } => payload,
             Body::Tcp(s) => s.payload_bytes,
+            Body::Aodv(_) => 0,
         }
     }
 }
@@ -118,6 +138,13 @@ impl<T: Copy> Slab<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn routing_messages_do_not_grow_packets() {
+        // A packet record is copied on every reception: AODV's messages
+        // must fit in the room TCP segments already take.
+        assert!(std::mem::size_of::<Body>() <= 48, "Body is {} bytes", std::mem::size_of::<Body>());
+    }
 
     #[test]
     fn slab_reuses_freed_slots() {

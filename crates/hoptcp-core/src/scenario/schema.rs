@@ -204,12 +204,121 @@ pub enum RoutingProtocol {
     /// fixed for the whole run.
     #[default]
     Static,
+    /// AODV as ns-2.35 runs it (route discovery, link breaks from MAC
+    /// failures, local repair); constants in `[routing.aodv]`.
+    Aodv,
+}
+
+impl RoutingProtocol {
+    pub fn name(self) -> &'static str {
+        match self {
+            RoutingProtocol::Static => "static",
+            RoutingProtocol::Aodv => "aodv",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingSpec {
     pub protocol: RoutingProtocol,
+    /// AODV's constants (only with protocol = "aodv"; filled with ns-2.35's
+    /// defaults when resolved).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aodv: Option<AodvSpec>,
+}
+
+/// `[routing.aodv]`: ns-2.35's AODV constants (aodv.h, aodv_rqueue.h).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AodvSpec {
+    /// Expanding ring search: TTL_START, TTL_INCREMENT, TTL_THRESHOLD.
+    pub ttl_start: u32,
+    pub ttl_increment: u32,
+    pub ttl_threshold: u32,
+    /// NETWORK_DIAMETER (hops): TTL of network-wide RREQs, RREPs and data.
+    pub network_diameter: u32,
+    /// RREQ_RETRIES: network-wide retries before a discovery gives up.
+    pub rreq_retries: u32,
+    /// MAX_RREQ_TIMEOUT (s).
+    pub max_rreq_timeout_s: f64,
+    /// NODE_TRAVERSAL_TIME (s).
+    pub node_traversal_time_s: f64,
+    /// ACTIVE_ROUTE_TIMEOUT (s).
+    pub active_route_timeout_s: f64,
+    /// MY_ROUTE_TIMEOUT (s): lifetime granted by a destination's RREP.
+    pub my_route_timeout_s: f64,
+    /// REV_ROUTE_LIFE (s).
+    pub reverse_route_life_s: f64,
+    /// BCAST_ID_SAVE (s): duplicate-RREQ memory and its purge period.
+    pub bcast_id_save_s: f64,
+    /// AODV_RTQ_MAX_LEN: packets buffered while awaiting a route.
+    pub buffer_packets: u32,
+    /// AODV_RTQ_TIMEOUT (s).
+    pub buffer_timeout_s: f64,
+    /// Jitter of forwarded RREQs and propagated RERRs: U(0, this) s.
+    pub broadcast_jitter_s: f64,
+    /// ARP_DELAY (s): spacing of buffered packets sent once a route is found.
+    pub arp_delay_s: f64,
+    /// Period of the route-table purge that also retries discoveries (s).
+    pub purge_interval_s: f64,
+    /// AODV_LOCAL_REPAIR.
+    pub local_repair: bool,
+    /// ns-2.35: the first RREQ to a destination is network-wide (a new
+    /// route entry's last hop count is "infinite"); false: TTL_START.
+    pub first_rreq_network_wide: bool,
+}
+
+impl Default for AodvSpec {
+    fn default() -> Self {
+        AodvSpec {
+            ttl_start: 5,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            network_diameter: 30,
+            rreq_retries: 3,
+            max_rreq_timeout_s: 10.0,
+            node_traversal_time_s: 0.03,
+            active_route_timeout_s: 10.0,
+            my_route_timeout_s: 10.0,
+            reverse_route_life_s: 6.0,
+            bcast_id_save_s: 6.0,
+            buffer_packets: 64,
+            buffer_timeout_s: 30.0,
+            broadcast_jitter_s: 0.01,
+            arp_delay_s: 0.01,
+            purge_interval_s: 0.5,
+            local_repair: true,
+            first_rreq_network_wide: true,
+        }
+    }
+}
+
+impl AodvSpec {
+    /// The simulator's parameters (times in nanoseconds).
+    pub fn params(&self) -> crate::net::routing::aodv::AodvParams {
+        use crate::engine::time::from_secs;
+        crate::net::routing::aodv::AodvParams {
+            ttl_start: self.ttl_start as u8,
+            ttl_increment: self.ttl_increment as u8,
+            ttl_threshold: self.ttl_threshold as u8,
+            network_diameter: self.network_diameter as u8,
+            rreq_retries: self.rreq_retries as u8,
+            max_rreq_timeout: from_secs(self.max_rreq_timeout_s),
+            node_traversal_time: from_secs(self.node_traversal_time_s),
+            active_route_timeout: from_secs(self.active_route_timeout_s),
+            my_route_timeout: from_secs(self.my_route_timeout_s),
+            reverse_route_life: from_secs(self.reverse_route_life_s),
+            bcast_id_save: from_secs(self.bcast_id_save_s),
+            buffer_packets: self.buffer_packets,
+            buffer_timeout: from_secs(self.buffer_timeout_s),
+            broadcast_jitter: from_secs(self.broadcast_jitter_s),
+            arp_delay: from_secs(self.arp_delay_s),
+            purge_interval: from_secs(self.purge_interval_s),
+            local_repair: self.local_repair,
+            first_rreq_network_wide: self.first_rreq_network_wide,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]

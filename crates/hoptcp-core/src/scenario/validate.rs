@@ -43,9 +43,19 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     resolve_mac(&mut sc.mac, sc.radio.standard)?;
     int_range("ip.ttl", sc.ip.ttl as u64, 1, 255)?;
     non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;
+    resolve_routing(&mut sc.routing)?;
     resolve_tcp(&sc.tcp)?;
     for (i, f) in sc.flows.iter_mut().enumerate() {
         resolve_flow(&format!("flows.{i}"), f, sc.duration_s)?;
+        if f.route.is_some() && sc.routing.protocol != RoutingProtocol::Static {
+            return Err(ScenarioError::new(
+                format!("flows.{i}.route"),
+                format!(
+                    "`flows.{i}.route` fixes a path, which only static routing follows; with routing.protocol = \"{}\" routes are discovered (remove the route or use protocol = \"static\")",
+                    sc.routing.protocol.name()
+                ),
+            ));
+        }
     }
     if let Some(rf) = sc.random_flows.as_mut() {
         int_range("random_flows.count", rf.count as u64, 1, 1_000_000)?;
@@ -263,6 +273,59 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
         return Err(ScenarioError::value("mac.cw_max", cw_max, format!("must be at least mac.cw_min = {cw_min}")));
     }
     int_range("mac.cw_max", cw_max as u64, 1, 1_000_000)?;
+    Ok(())
+}
+
+fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
+    match r.protocol {
+        RoutingProtocol::Static => {
+            if r.aodv.is_some() {
+                return Err(ScenarioError::new(
+                    "routing.aodv",
+                    "`[routing.aodv]` sets AODV's constants and needs routing.protocol = \"aodv\" (the protocol is \"static\")",
+                ));
+            }
+        }
+        RoutingProtocol::Aodv => {
+            let a = r.aodv.get_or_insert_with(AodvSpec::default);
+            int_range("routing.aodv.ttl_start", a.ttl_start as u64, 1, 255)?;
+            int_range("routing.aodv.ttl_increment", a.ttl_increment as u64, 1, 255)?;
+            int_range("routing.aodv.ttl_threshold", a.ttl_threshold as u64, 1, 255)?;
+            if a.ttl_threshold < a.ttl_start {
+                return Err(ScenarioError::value(
+                    "routing.aodv.ttl_threshold",
+                    a.ttl_threshold,
+                    format!("must be at least routing.aodv.ttl_start = {}", a.ttl_start),
+                ));
+            }
+            int_range("routing.aodv.network_diameter", a.network_diameter as u64, 1, 255)?;
+            int_range("routing.aodv.rreq_retries", a.rreq_retries as u64, 0, 254)?;
+            int_range("routing.aodv.buffer_packets", a.buffer_packets as u64, 1, 1_000_000)?;
+            for (key, v) in [
+                ("routing.aodv.max_rreq_timeout_s", a.max_rreq_timeout_s),
+                ("routing.aodv.node_traversal_time_s", a.node_traversal_time_s),
+                ("routing.aodv.active_route_timeout_s", a.active_route_timeout_s),
+                ("routing.aodv.my_route_timeout_s", a.my_route_timeout_s),
+                ("routing.aodv.reverse_route_life_s", a.reverse_route_life_s),
+                ("routing.aodv.bcast_id_save_s", a.bcast_id_save_s),
+                ("routing.aodv.buffer_timeout_s", a.buffer_timeout_s),
+            ] {
+                positive(key, v, "seconds")?;
+            }
+            // The purge drives discovery retries: at least a millisecond,
+            // so a run cannot drown in purge events.
+            let purge = a.purge_interval_s;
+            if !(purge.is_finite() && purge >= 1e-3) {
+                return Err(ScenarioError::value(
+                    "routing.aodv.purge_interval_s",
+                    purge,
+                    "must be a number of seconds >= 0.001",
+                ));
+            }
+            non_negative("routing.aodv.broadcast_jitter_s", a.broadcast_jitter_s, "seconds")?;
+            non_negative("routing.aodv.arp_delay_s", a.arp_delay_s, "seconds")?;
+        }
+    }
     Ok(())
 }
 

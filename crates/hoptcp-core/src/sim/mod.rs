@@ -5,17 +5,23 @@
 //! Packet path (ns-2's wireless node): source app → transport → routing →
 //! link layer (LL delay) → interface queue → MAC → air → MAC → LL (delay) →
 //! routing (forward: → LL → queue ...) → transport at the destination.
+//! The network layer (IP input and output, routing, the interface queue)
+//! is in `ip.rs`; the contexts through which the MAC and AODV act on the
+//! world are `node_ctx.rs` and `route_ctx.rs`.
 
+mod ip;
 mod node_ctx;
 pub mod report;
+mod route_ctx;
 
 use crate::app::cbr::Cbr;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
-use crate::mac::{Dcf, Frame, MacParams, MacTimer, Outgoing, Timing};
-use crate::net::{Body, DropCause, Ecn, IfQueue, Packet, Slab};
+use crate::mac::{Dcf, Frame, MacParams, MacTimer, Timing};
+use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
+use crate::net::{Body, Ecn, IfQueue, Packet, Slab};
 use crate::phy::Channel;
-use crate::scenario::schema::{AppKind, TcpVariantSpec, TransportKind};
+use crate::scenario::schema::{AppKind, RoutingProtocol, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
@@ -68,6 +74,13 @@ pub(crate) enum Ev {
         flow: u32,
         side: u8,
         gen: u32,
+    },
+    /// The routing protocol's periodic purge, for every node (AODV only).
+    RouteTick,
+    /// AODV's local-repair timer at `node` for destination `dst`.
+    RouteTimer {
+        node: u32,
+        dst: u32,
     },
 }
 
@@ -173,19 +186,6 @@ fn tcp_flow(f: &FlowPlan, seed: u64) -> TcpFlow {
     TcpFlow { sender, receiver: TcpReceiver::new(&cfg), timer: [(0, None); 2], stopped: false }
 }
 
-impl Flow {
-    /// The i-th node of the flow's route in the given direction.
-    #[inline]
-    fn route_node(&self, reverse: bool, i: usize) -> u32 {
-        let p = &self.plan.path;
-        if reverse {
-            p[p.len() - 1 - i]
-        } else {
-            p[i]
-        }
-    }
-}
-
 pub struct Simulation {
     q: EventQueue<Ev>,
     nodes: Vec<Node>,
@@ -194,6 +194,7 @@ pub struct Simulation {
     packets: Slab<Packet>,
     txs: Slab<Transmission>,
     flows: Vec<Flow>,
+    routing: Routing,
     drops: Drops,
     end: Time,
     ll_delay: Time,
@@ -232,6 +233,17 @@ impl Simulation {
                 recv_due: (Time::MAX, 0),
             })
             .collect();
+        let routing = match sc.routing.protocol {
+            RoutingProtocol::Static => {
+                Routing::Static(StaticRoutes::new(plan.flows.iter().map(|f| f.path.clone()).collect()))
+            }
+            RoutingProtocol::Aodv => Routing::Aodv(AodvRouting::new(
+                sc.routing.aodv.clone().unwrap_or_default().params(),
+                n,
+                plan.flows.len(),
+                seed,
+            )),
+        };
         let flows = plan
             .flows
             .iter()
@@ -253,6 +265,7 @@ impl Simulation {
             packets: Slab::default(),
             txs: Slab::default(),
             flows,
+            routing,
             drops: Drops::new(n),
             end: from_secs(sc.duration_s),
             ll_delay: from_us(0) + (sc.ip.ll_delay_us * 1000.0).round() as Time,
@@ -265,6 +278,10 @@ impl Simulation {
             duration_s: sc.duration_s,
             trace: None,
         };
+        if sim.routing.is_aodv() {
+            // ns-2 starts each AODV agent's timers at time 0.
+            sim.q.schedule_at(0, Ev::RouteTick);
+        }
         for (i, f) in sim.flows.iter().enumerate() {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {
                 sim.q.schedule_at(t, Ev::App { flow: i as u32 });
@@ -396,6 +413,12 @@ impl Simulation {
                 }
                 self.pump_tcp(now, flow);
             }
+            Ev::RouteTick => self.route_tick(now),
+            Ev::RouteTimer { node, dst } => {
+                if let Routing::Aodv(r) = &mut self.routing {
+                    r.nodes[node as usize].local_repair_timeout(dst);
+                }
+            }
         }
     }
 
@@ -426,78 +449,13 @@ impl Simulation {
             channel: &self.channel,
             packets: &mut self.packets,
             drops: &mut self.drops,
+            routing: &mut self.routing,
             ll_delay: self.ll_delay,
             trace: self.trace.as_mut(),
             recv_due: &mut n.recv_due,
             batch_rx,
         };
         f(&mut n.mac, &self.p, &mut ctx);
-    }
-
-    /// A packet arrives at `node`'s interface queue (ns-2 Queue::recv:
-    /// enqueue, then hand the head to the MAC if it is free).
-    fn enqueue(&mut self, now: Time, node: u32, pkt: u32) {
-        let pk = *self.packets.get(pkt);
-        let out = Outgoing { packet: pkt, ip_bytes: pk.ip_bytes, next_hop: pk.next_hop };
-        let n = &mut self.nodes[node as usize];
-        if let Err(o) = n.ifq.enqueue(now, out, false) {
-            self.drops.record(node, DropCause::QueueOverflow, pk.kind());
-            self.packets.remove(o.packet);
-            return;
-        }
-        if !n.ifq.blocked {
-            let head = n.ifq.dequeue(now).expect("just enqueued");
-            n.ifq.blocked = true;
-            n.load.taken(now);
-            self.with_node(now, node, |mac, p, ctx| mac.send(head, p, ctx));
-        }
-    }
-
-    /// Network layer at `node`: deliver locally or forward along the route.
-    fn net_receive(&mut self, now: Time, node: u32, pkt: u32) {
-        let pk = self.packets.get_mut(pkt);
-        let hop = pk.hop as usize + 1;
-        if node == pk.dst {
-            let pk = self.packets.remove(pkt);
-            self.deliver(now, pk);
-            return;
-        }
-        if pk.ttl <= 1 {
-            let kind = pk.kind();
-            self.packets.remove(pkt);
-            self.drops.record(node, DropCause::Ttl, kind);
-            return;
-        }
-        let flow = &self.flows[pk.flow as usize];
-        debug_assert_eq!(flow.route_node(pk.reverse, hop), node);
-        pk.ttl -= 1;
-        pk.hop = hop as u16;
-        pk.next_hop = flow.route_node(pk.reverse, hop + 1);
-        self.q.schedule_in(self.ll_delay, Ev::LlDown { node, pkt });
-    }
-
-    /// Originate a packet of `flow` at its source (or its destination when
-    /// `reverse`) and send it down.
-    fn originate(&mut self, now: Time, flow: u32, reverse: bool, ip_bytes: u32, ecn: Ecn, body: Body) {
-        let f = &self.flows[flow as usize];
-        let (src, dst) = if reverse { (f.plan.dst, f.plan.src) } else { (f.plan.src, f.plan.dst) };
-        let pk = Packet {
-            uid: self.next_uid,
-            flow,
-            src,
-            dst,
-            ip_bytes,
-            ttl: self.ttl,
-            ecn,
-            reverse,
-            hop: 0,
-            next_hop: f.route_node(reverse, 1),
-            created: now,
-            body,
-        };
-        self.next_uid += 1;
-        let pkt = self.packets.insert(pk);
-        self.q.schedule_in(self.ll_delay, Ev::LlDown { node: src, pkt });
     }
 
     fn cbr_tick(&mut self, now: Time, flow: u32) {
@@ -541,6 +499,8 @@ impl Simulation {
                 }
                 self.pump_tcp(now, pk.flow);
             }
+            // Routing messages never reach the transport layer.
+            Body::Aodv(_) => {}
         }
     }
 

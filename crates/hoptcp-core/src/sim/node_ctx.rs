@@ -2,10 +2,13 @@
 //! turns MAC actions into events, channel transmissions, queue pulls and
 //! statistics.
 
+use super::route_ctx::RouteCtx;
 use super::{Ev, Transmission};
 use crate::engine::{EventQueue, Time};
 use crate::mac::{Frame, MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
-use crate::net::{DropCause, IfQueue, Packet, PacketKind, Slab, N_DROP_CAUSES};
+use crate::net::routing::aodv::DataRef;
+use crate::net::routing::{AodvRouting, Routing};
+use crate::net::{DropCause, IfQueue, Packet, PacketKind, Slab, N_DROP_CAUSES, PACKET_KINDS};
 use crate::phy::Channel;
 use crate::stats::pcap::PcapTrace;
 
@@ -40,12 +43,12 @@ impl NodeLoad {
 #[derive(Clone, Debug)]
 pub(crate) struct Drops {
     pub by_node: Vec<[u64; N_DROP_CAUSES]>,
-    pub by_kind: [[u64; N_DROP_CAUSES]; 3],
+    pub by_kind: [[u64; N_DROP_CAUSES]; PACKET_KINDS.len()],
 }
 
 impl Drops {
     pub fn new(n: usize) -> Self {
-        Drops { by_node: vec![[0; N_DROP_CAUSES]; n], by_kind: [[0; N_DROP_CAUSES]; 3] }
+        Drops { by_node: vec![[0; N_DROP_CAUSES]; n], by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()] }
     }
 
     pub fn record(&mut self, node: u32, cause: DropCause, kind: PacketKind) {
@@ -64,6 +67,8 @@ pub(crate) struct NodeCtx<'a> {
     pub channel: &'a Channel,
     pub packets: &'a mut Slab<Packet>,
     pub drops: &'a mut Drops,
+    /// The run's routing: AODV hears of MAC link failures.
+    pub routing: &'a mut Routing,
     pub ll_delay: Time,
     pub trace: Option<&'a mut Trace>,
     /// The node's pending reception timer, mirrored for group RxEnd events.
@@ -140,13 +145,38 @@ impl MacEnv for NodeCtx<'_> {
 
     fn packet_done(&mut self, out: &Outgoing, result: TxResult) {
         self.load.released(self.now);
-        let pk = self.packets.remove(out.packet);
         if let TxResult::Dropped { reason, .. } = result {
             let cause = match reason {
                 MacDrop::RtsRetry => DropCause::MacRtsRetry,
                 MacDrop::DataRetry => DropCause::MacDataRetry,
             };
+            // AODV is told of every data packet the MAC gave up on (ns-2's
+            // xmit-failure callback); it decides the packet's fate before
+            // the MAC takes the next packet from the queue.
+            if let Routing::Aodv(r) = &mut *self.routing {
+                let pk = self.packets.get(out.packet);
+                if pk.is_data() {
+                    let d = DataRef { pkt: out.packet, src: pk.src, dst: pk.dst, hops: pk.hop, flow: pk.flow };
+                    let AodvRouting { params, nodes, flows, next_uid } = r;
+                    let mut env = RouteCtx {
+                        now: self.now,
+                        node: self.node,
+                        q: &mut *self.q,
+                        ifq: &mut *self.ifq,
+                        packets: &mut *self.packets,
+                        drops: &mut *self.drops,
+                        ll_delay: self.ll_delay,
+                        flows,
+                        next_uid,
+                    };
+                    nodes[self.node as usize].link_failed(d, out.next_hop, cause, params, &mut env);
+                    return;
+                }
+            }
+            let pk = self.packets.remove(out.packet);
             self.drops.record(self.node, cause, pk.kind());
+        } else {
+            self.packets.remove(out.packet);
         }
     }
 }

@@ -5,6 +5,8 @@
 use super::Simulation;
 use crate::engine::time::to_secs;
 use crate::mac::MacCounters;
+use crate::net::routing::aodv::AodvCounters;
+use crate::net::routing::{FlowRouteStats, Routing};
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
 use serde::Serialize;
@@ -28,8 +30,19 @@ pub struct RunReport {
     /// Jain's index over the flows' goodput (null when every flow got nothing).
     pub fairness_jain: Option<f64>,
     pub aggregate_goodput_bps: f64,
+    /// The routing protocol's activity (AODV only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<RoutingReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<SeriesReport>,
+}
+
+/// Totals over all nodes of the routing protocol's counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct RoutingReport {
+    pub protocol: &'static str,
+    #[serde(flatten)]
+    pub totals: AodvCounters,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -53,6 +66,9 @@ pub struct FlowReport {
     pub batch_goodput_bps: Option<Vec<f64>>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpFlowReport>,
+    /// Route breaks and discoveries of the flow's packets (AODV only).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<FlowRouteStats>,
 }
 
 /// TCP sender statistics of a flow.
@@ -90,6 +106,9 @@ pub struct NodeReport {
     /// Time-averaged queue length (packets waiting, excluding the MAC's).
     pub queue_avg: f64,
     pub drops: BTreeMap<&'static str, u64>,
+    /// The node's AODV counters (AODV only).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<AodvCounters>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -102,6 +121,10 @@ pub struct SeriesReport {
 pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
     let end = sim.end;
     let positions = &sim.channel.positions;
+    let aodv = match &sim.routing {
+        Routing::Aodv(r) => Some(r),
+        Routing::Static(_) => None,
+    };
     let nodes: Vec<NodeReport> = sim
         .nodes
         .iter_mut()
@@ -119,6 +142,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 queue_max: n.ifq.max_len(),
                 queue_avg: n.ifq.avg_len(end),
                 drops: DROP_CAUSES.iter().map(|(c, name)| (*name, d[*c as usize])).collect(),
+                routing: aodv.map(|r| r.nodes[i].counters.clone()),
             }
         })
         .collect();
@@ -197,6 +221,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                         acks_sent: t.receiver.stats().acks_sent,
                     }
                 }),
+                routing: aodv.map(|r| r.flows[f.plan.id as usize]),
             }
         })
         .collect();
@@ -234,6 +259,29 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         drops,
         fairness_jain,
         aggregate_goodput_bps: sum,
+        routing: aodv.map(|r| RoutingReport { protocol: "aodv", totals: sum_counters(r.nodes.iter().map(|n| &n.counters)) }),
         series,
     }
+}
+
+/// Counters summed over nodes.
+fn sum_counters<'a>(it: impl Iterator<Item = &'a AodvCounters>) -> AodvCounters {
+    it.fold(AodvCounters::default(), |mut t, c| {
+        t.rreq_sent += c.rreq_sent;
+        t.rreq_forwarded += c.rreq_forwarded;
+        t.rreq_received += c.rreq_received;
+        t.rrep_sent += c.rrep_sent;
+        t.rrep_forwarded += c.rrep_forwarded;
+        t.rrep_received += c.rrep_received;
+        t.rerr_sent += c.rerr_sent;
+        t.rerr_forwarded += c.rerr_forwarded;
+        t.rerr_received += c.rerr_received;
+        t.route_breaks += c.route_breaks;
+        t.local_repairs += c.local_repairs;
+        t.route_discoveries += c.route_discoveries;
+        t.discoveries_failed += c.discoveries_failed;
+        t.routes_invalidated += c.routes_invalidated;
+        t.routes_expired += c.routes_expired;
+        t
+    })
 }

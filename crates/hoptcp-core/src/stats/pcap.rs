@@ -5,12 +5,15 @@
 //! capture with a snaplen would be.
 //!
 //! Addresses: node i has MAC 02:00:00:00:hh:ll (i = hhll) and IPv4 10.0.x.y
-//! with x.y = i + 1 (so node 0 is 10.0.0.1). The radio is labelled as
+//! with x.y = i + 1 (so node 0 is 10.0.0.1). AODV messages are UDP on port
+//! 654 in their RFC 3561 layout (`net::routing::aodv::wire`), so their
+//! lengths in the trace are the RFC's, not ns-2's sizes the simulation uses. The radio is labelled as
 //! 2.4 GHz channel 1 (DSSS) or 5 GHz channel 36 (OFDM); ns-2's 914 MHz
 //! WaveLAN has no 802.11 channel number.
 
 use crate::engine::Time;
 use crate::mac::{Frame, FrameKind, Standard, BROADCAST};
+use crate::net::routing::aodv::{wire, AodvMsg};
 use crate::net::{Body, Ecn, Packet};
 use etherparse::{IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
@@ -41,6 +44,9 @@ pub fn mac_addr(node: u32) -> [u8; 6] {
 }
 
 pub fn ip_addr(node: u32) -> [u8; 4] {
+    if node == BROADCAST {
+        return [0xff; 4];
+    }
     let v = node.wrapping_add(1) | 0x0a00_0000;
     v.to_be_bytes()
 }
@@ -118,7 +124,7 @@ impl PcapTrace {
         }
         // Full length: radiotap + MPDU without FCS (+ the zero payload).
         let orig_len = match (frame.kind, packet) {
-            (FrameKind::Data, Some(p)) => 14 + 24 + 8 + p.ip_bytes as usize,
+            (FrameKind::Data, Some(p)) => 14 + 24 + 8 + traced_ip_bytes(p),
             _ => b.len(),
         };
         let incl = b.len().min(SNAPLEN as usize);
@@ -135,9 +141,37 @@ impl PcapTrace {
     }
 }
 
+/// Length of the IP packet as written to the trace.
+fn traced_ip_bytes(p: &Packet) -> usize {
+    match &p.body {
+        Body::Aodv(msg) => 20 + 8 + wire::encoded_len(msg),
+        _ => p.ip_bytes as usize,
+    }
+}
+
+/// An AODV message: IPv4 + UDP (port 654) + the RFC 3561 message.
+fn write_aodv(b: &mut Vec<u8>, p: &Packet, msg: &AodvMsg) -> std::io::Result<()> {
+    let mut payload = Vec::with_capacity(wire::encoded_len(msg));
+    wire::encode(msg, p.dst, ip_addr, &mut payload);
+    let mut ip = Ipv4Header::new((8 + payload.len()) as u16, p.ttl, IpNumber::UDP, ip_addr(p.src), ip_addr(p.dst))
+        .map_err(std::io::Error::other)?;
+    ip.identification = (p.uid & 0xffff) as u16;
+    ip.header_checksum = ip.calc_header_checksum();
+    ip.write(b)?;
+    let udp = UdpHeader::with_ipv4_checksum(wire::AODV_PORT, wire::AODV_PORT, &ip, &payload)
+        .map_err(std::io::Error::other)?;
+    udp.write(b)?;
+    let room = (SNAPLEN as usize).saturating_sub(b.len());
+    b.extend_from_slice(&payload[..payload.len().min(room)]);
+    Ok(())
+}
+
 /// IPv4 header and transport header with correct checksums; the payload is
 /// zeros (only its length matters to the simulation).
 fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>, flow_mss: &[u32]) -> std::io::Result<()> {
+    if let Body::Aodv(msg) = &p.body {
+        return write_aodv(b, p, msg);
+    }
     let payload_len = p.payload_bytes() as usize;
     if zeros.len() < payload_len {
         zeros.resize(payload_len, 0);
@@ -146,8 +180,8 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>, flow_mss: &[u32]) 
     let transport_len = p.ip_bytes.saturating_sub(20) as u16;
     let port = 49_152 + (p.flow % 16_000) as u16;
     let proto = match p.body {
-        Body::Udp { .. } => IpNumber::UDP,
         Body::Tcp(_) => IpNumber::TCP,
+        _ => IpNumber::UDP,
     };
     let mut ip =
         Ipv4Header::new(transport_len, p.ttl, proto, ip_addr(p.src), ip_addr(p.dst)).map_err(std::io::Error::other)?;
@@ -160,7 +194,7 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>, flow_mss: &[u32]) 
     ip.header_checksum = ip.calc_header_checksum();
     ip.write(b)?;
     match p.body {
-        Body::Udp { .. } => {
+        Body::Udp { .. } | Body::Aodv(_) => {
             let udp = UdpHeader::with_ipv4_checksum(port, port, &ip, payload).map_err(std::io::Error::other)?;
             udp.write(b)?;
         }

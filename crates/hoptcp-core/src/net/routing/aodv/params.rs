@@ -1,0 +1,81 @@
+//! AODV's constants. Defaults are ns-2.35's (aodv/aodv.h, aodv_rqueue.h and
+//! the timers in aodv.cc); the scenario's `[routing.aodv]` table overrides
+//! them.
+
+use crate::engine::{Time, NS_PER_MS, NS_PER_S};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AodvParams {
+    /// Expanding ring search: first TTL, increment and the TTL from which
+    /// the search goes network-wide (TTL_START 5, TTL_INCREMENT 2,
+    /// TTL_THRESHOLD 7).
+    pub ttl_start: u8,
+    pub ttl_increment: u8,
+    pub ttl_threshold: u8,
+    /// NETWORK_DIAMETER (30 hops): TTL of network-wide RREQs, of RREPs and
+    /// of data packets originated under AODV.
+    pub network_diameter: u8,
+    /// RREQ_RETRIES (3): network-wide requests allowed beyond the first
+    /// before the discovery gives up.
+    pub rreq_retries: u8,
+    /// MAX_RREQ_TIMEOUT (10 s): cap on a request's timeout, and the wait
+    /// after a discovery gave up.
+    pub max_rreq_timeout: Time,
+    /// NODE_TRAVERSAL_TIME (30 ms): per-hop time used for request timeouts
+    /// until discovery latencies have been measured.
+    pub node_traversal_time: Time,
+    /// ACTIVE_ROUTE_TIMEOUT (10 s): lifetime of a route refreshed by use.
+    pub active_route_timeout: Time,
+    /// MY_ROUTE_TIMEOUT (10 s): lifetime a destination grants in its RREP.
+    pub my_route_timeout: Time,
+    /// REV_ROUTE_LIFE (6 s): lifetime of a reverse route learnt from a RREQ.
+    pub reverse_route_life: Time,
+    /// BCAST_ID_SAVE (6 s): how long a (source, broadcast id) pair is
+    /// remembered; the cache is purged every BCAST_ID_SAVE.
+    pub bcast_id_save: Time,
+    /// AODV_RTQ_MAX_LEN (64): packets buffered while awaiting a route.
+    pub buffer_packets: u32,
+    /// AODV_RTQ_TIMEOUT (30 s): how long a packet may wait for a route.
+    pub buffer_timeout: Time,
+    /// Broadcast jitter (10 ms): forwarded RREQs and propagated RERRs are
+    /// delayed by U(0, jitter).
+    pub broadcast_jitter: Time,
+    /// ARP_DELAY (10 ms): spacing of buffered packets sent once a route is found.
+    pub arp_delay: Time,
+    /// Period of the route-table purge (RouteCacheTimer, 0.5 s), which also
+    /// retries pending discoveries.
+    pub purge_interval: Time,
+    /// AODV_LOCAL_REPAIR: a node nearer the destination than the source
+    /// repairs a broken route itself.
+    pub local_repair: bool,
+    /// ns-2.35 starts a route entry's last hop count at "infinity", so the
+    /// first RREQ to a destination is network-wide and the expanding ring
+    /// only applies to rediscoveries of routes shorter than TTL_THRESHOLD.
+    /// false: the first RREQ uses TTL_START (RFC 3561).
+    pub first_rreq_network_wide: bool,
+}
+
+impl Default for AodvParams {
+    fn default() -> Self {
+        AodvParams {
+            ttl_start: 5,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            network_diameter: 30,
+            rreq_retries: 3,
+            max_rreq_timeout: 10 * NS_PER_S,
+            node_traversal_time: 30 * NS_PER_MS,
+            active_route_timeout: 10 * NS_PER_S,
+            my_route_timeout: 10 * NS_PER_S,
+            reverse_route_life: 6 * NS_PER_S,
+            bcast_id_save: 6 * NS_PER_S,
+            buffer_packets: 64,
+            buffer_timeout: 30 * NS_PER_S,
+            broadcast_jitter: 10 * NS_PER_MS,
+            arp_delay: 10 * NS_PER_MS,
+            purge_interval: 500 * NS_PER_MS,
+            local_repair: true,
+            first_rreq_network_wide: true,
+        }
+    }
+}

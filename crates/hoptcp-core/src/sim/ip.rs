@@ -1,0 +1,161 @@
+//! The simulator's network layer, ns-2's node entry and routing agent:
+//! packets leaving their source (`originate`), packets arriving from the
+//! link layer (`net_receive`: local delivery, routing messages, TTL and
+//! loop checks, forwarding) and the interface queue (`enqueue`).
+//!
+//! The routing seam: `originate` and the forwarding step of `net_receive`
+//! ask the run's [`Routing`] for the next hop. Static routes answer at once
+//! (an index into the flow's path); AODV answers through its state machine,
+//! which may send the packet now, later (after discovery) or drop it, and
+//! acts on the world through [`RouteCtx`]. A mechanism acting on forwarded
+//! packets (e.g. marking at IP forwarding) belongs at the forwarding step,
+//! after the TTL decrement and before the routing decision, where `hop`
+//! (hops travelled) and `ttl` are current.
+
+use super::route_ctx::RouteCtx;
+use super::{Ev, Simulation};
+use crate::engine::Time;
+use crate::mac::{Outgoing, BROADCAST};
+use crate::net::routing::aodv::{Aodv, AodvParams, DataRef};
+use crate::net::routing::{AodvRouting, Routing};
+use crate::net::{Body, DropCause, Ecn, Packet};
+
+impl Simulation {
+    /// Run `f` on `node`'s AODV with a context giving it the rest of the
+    /// world (nothing under static routing).
+    fn with_aodv(&mut self, now: Time, node: u32, f: impl FnOnce(&mut Aodv, &AodvParams, &mut RouteCtx)) {
+        let Routing::Aodv(r) = &mut self.routing else { return };
+        let AodvRouting { params, nodes, flows, next_uid } = r;
+        let mut env = RouteCtx {
+            now,
+            node,
+            q: &mut self.q,
+            ifq: &mut self.nodes[node as usize].ifq,
+            packets: &mut self.packets,
+            drops: &mut self.drops,
+            ll_delay: self.ll_delay,
+            flows,
+            next_uid,
+        };
+        f(&mut nodes[node as usize], params, &mut env);
+    }
+
+    /// Originate a packet of `flow` at its source (or its destination when
+    /// `reverse`) and route it.
+    pub(super) fn originate(&mut self, now: Time, flow: u32, reverse: bool, ip_bytes: u32, ecn: Ecn, body: Body) {
+        let f = &self.flows[flow as usize];
+        let (src, dst) = if reverse { (f.plan.dst, f.plan.src) } else { (f.plan.src, f.plan.dst) };
+        let (ttl, next_hop) = match &self.routing {
+            Routing::Static(r) => (self.ttl, r.node(flow, reverse, 1)),
+            // ns-2's AODV gives every packet it originates TTL = NETWORK_DIAMETER.
+            Routing::Aodv(r) => (r.params.network_diameter, BROADCAST),
+        };
+        let pk = Packet {
+            uid: self.next_uid,
+            flow,
+            src,
+            dst,
+            ip_bytes,
+            ttl,
+            ecn,
+            reverse,
+            hop: 0,
+            next_hop,
+            created: now,
+            body,
+        };
+        self.next_uid += 1;
+        let pkt = self.packets.insert(pk);
+        match self.routing {
+            Routing::Static(_) => self.q.schedule_in(self.ll_delay, Ev::LlDown { node: src, pkt }),
+            Routing::Aodv(_) => {
+                let d = DataRef { pkt, src, dst, hops: 0, flow };
+                self.with_aodv(now, src, |a, p, env| a.resolve(d, p, env));
+            }
+        }
+    }
+
+    /// Network layer at `node`: a routing message, a packet for this node,
+    /// or one to forward.
+    pub(super) fn net_receive(&mut self, now: Time, node: u32, pkt: u32) {
+        let pk = self.packets.get_mut(pkt);
+        if let Body::Aodv(msg) = pk.body {
+            let pk = self.packets.remove(pkt);
+            let ttl = pk.ttl.saturating_sub(1);
+            self.with_aodv(now, node, |a, p, env| a.recv(msg, pk.src, pk.dst, ttl, p, env));
+            return;
+        }
+        // Hops travelled (ns-2's num_forwards, counted at each reception);
+        // under static routing also the packet's index on its path.
+        pk.hop += 1;
+        if node == pk.dst {
+            let pk = self.packets.remove(pkt);
+            self.deliver(now, pk);
+            return;
+        }
+        let cause = if pk.src == node {
+            Some(DropCause::RouteLoop)
+        } else if pk.ttl <= 1 {
+            Some(DropCause::Ttl)
+        } else {
+            None
+        };
+        if let Some(cause) = cause {
+            let kind = pk.kind();
+            self.packets.remove(pkt);
+            self.drops.record(node, cause, kind);
+            return;
+        }
+        pk.ttl -= 1;
+        match &self.routing {
+            Routing::Static(r) => {
+                debug_assert_eq!(r.node(pk.flow, pk.reverse, pk.hop as usize), node);
+                pk.next_hop = r.node(pk.flow, pk.reverse, pk.hop as usize + 1);
+                self.q.schedule_in(self.ll_delay, Ev::LlDown { node, pkt });
+            }
+            Routing::Aodv(_) => {
+                let d = DataRef { pkt, src: pk.src, dst: pk.dst, hops: pk.hop, flow: pk.flow };
+                self.with_aodv(now, node, |a, p, env| a.resolve(d, p, env));
+            }
+        }
+    }
+
+    /// A packet arrives at `node`'s interface queue (ns-2 PriQueue::recv:
+    /// routing messages to the head, then hand the head to the MAC if it is
+    /// free).
+    pub(super) fn enqueue(&mut self, now: Time, node: u32, pkt: u32) {
+        let pk = self.packets.get(pkt);
+        let out = Outgoing { packet: pkt, ip_bytes: pk.ip_bytes, next_hop: pk.next_hop };
+        let priority = !pk.is_data();
+        let n = &mut self.nodes[node as usize];
+        if let Err(o) = n.ifq.enqueue(now, out, priority) {
+            let kind = self.packets.get(o.packet).kind();
+            self.drops.record(node, DropCause::QueueOverflow, kind);
+            self.packets.remove(o.packet);
+            if !priority {
+                return;
+            }
+        }
+        let n = &mut self.nodes[node as usize];
+        if !n.ifq.blocked {
+            let head = n.ifq.dequeue(now).expect("just enqueued");
+            n.ifq.blocked = true;
+            n.load.taken(now);
+            self.with_node(now, node, |mac, p, ctx| mac.send(head, p, ctx));
+        }
+    }
+
+    /// AODV's route-cache timer on every node (ns-2 runs one per node, all
+    /// in step from time 0), then the next one.
+    pub(super) fn route_tick(&mut self, now: Time) {
+        let Routing::Aodv(r) = &self.routing else { return };
+        let interval = r.params.purge_interval;
+        for node in 0..self.nodes.len() as u32 {
+            let Routing::Aodv(r) = &self.routing else { return };
+            if r.nodes[node as usize].has_routes() {
+                self.with_aodv(now, node, |a, p, env| a.purge(p, env));
+            }
+        }
+        self.q.schedule_at(now + interval, Ev::RouteTick);
+    }
+}
