@@ -154,6 +154,11 @@ _FLOW_COLUMNS = (("hops", "hops", 1), ("packets_sent", "sent", 1), ("packets_del
                  ("goodput_bps", "goodput kb/s", 1e-3))
 _TCP_COLUMNS = (("avg_cwnd", "avg cwnd", 1), ("avg_rtt_s", "avg RTT ms", 1e3), ("retransmissions", "retx", 1),
                 ("timeouts", "RTOs", 1), ("fast_retransmits", "fast retx", 1))
+_FLOW_ROUTING_COLUMNS = (("route_breaks", "route breaks", 1), ("route_discoveries", "discoveries", 1))
+_NODE_ROUTING_COLUMNS = (("rreq_sent", "RREQ sent", 1), ("rreq_forwarded", "RREQ fwd", 1), ("rrep_sent", "RREP sent", 1),
+                         ("rrep_forwarded", "RREP fwd", 1), ("rerr_sent", "RERR sent", 1),
+                         ("rerr_forwarded", "RERR fwd", 1), ("route_breaks", "route breaks", 1),
+                         ("local_repairs", "local repairs", 1), ("route_discoveries", "discoveries", 1))
 _NODE_COLUMNS = (("rts_sent", "RTS", 1), ("cts_timeouts", "CTS t/o", 1), ("ack_timeouts", "ACK t/o", 1),
                  ("rx_collisions", "rx coll", 1), ("cts_withheld", "CTS withheld", 1), ("mac_drops", "MAC drops", 1),
                  ("queue_max", "queue max", 1), ("queue_avg", "queue avg", 1), ("backlog_frac", "busy %", 100))
@@ -190,7 +195,8 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
     con.print()
     flows = raw.get("flows") or []
     if flows:
-        cols = _FLOW_COLUMNS + (_TCP_COLUMNS if any(f.get("transport") == "tcp" for f in flows) else ())
+        cols = _FLOW_COLUMNS + (_TCP_COLUMNS if any(f.get("transport") == "tcp" for f in flows) else ()) \
+            + _FLOW_ROUTING_COLUMNS
         lead = [[("flow", str(f.get("id"))), ("route", f"{f.get('src')} → {f.get('dst')}"),
                  ("type", f"{f.get('transport')}/{f.get('app')}")] for f in flows]
         con.print(_columns_table("Flows", flows, lead, cols))
@@ -203,7 +209,11 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
         lead = [[("node", str(n.get("id"))), ("x, y (m)", f"{_fmt(n.get('x'))}, {_fmt(n.get('y'))}")] for n in active]
         con.print(_columns_table(title, active, lead, _NODE_COLUMNS))
         con.print()
-    rows = drop_rows(raw.get("drops") or {})
+    routing = raw.get("routing")
+    if routing:
+        _print_routing(con, routing, nodes)
+    # Causes and packet kinds that never occurred are left out (the full set is in --json).
+    rows = [r for r in drop_rows(raw.get("drops") or {}) if r[2]]
     if rows:
         kinds = [k for k in dict.fromkeys(k for _, k, _ in rows) if k != "all"]
         causes = list(dict.fromkeys(c for c, _, _ in rows))
@@ -215,6 +225,24 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
               f"Jain fairness [bold]{_fmt(s['fairness_jain'])}[/bold]   drops {_fmt(s['drops'])}")
     if pcap:
         con.print(f"packet trace written to {pcap}")
+
+
+def _print_routing(con: Any, routing: dict[str, Any], nodes: list[dict[str, Any]]) -> None:
+    """The routing protocol's activity: totals, then the nodes that took part."""
+    name = str(routing.get("protocol", "routing")).upper()
+    msgs = [[m.upper(), routing.get(f"{m}_sent"), routing.get(f"{m}_forwarded"), routing.get(f"{m}_received")]
+            for m in ("rreq", "rrep", "rerr")]
+    con.print(_table(f"{name} messages", ["message", "sent", "forwarded", "received"], msgs, right_from=1))
+    con.print(f"route breaks {_fmt(routing.get('route_breaks'))} (local repairs {_fmt(routing.get('local_repairs'))}), "
+              f"discoveries {_fmt(routing.get('route_discoveries'))} (failed {_fmt(routing.get('discoveries_failed'))}), "
+              f"routes invalidated {_fmt(routing.get('routes_invalidated'))}, expired {_fmt(routing.get('routes_expired'))}")
+    con.print()
+    active = [n for n in nodes if any(n.get(k) for k, _, _ in _NODE_ROUTING_COLUMNS)]
+    if active:
+        lead = [[("node", str(n.get("id")))] for n in active]
+        title = f"Nodes ({name})" + (f", {len(active)} of {len(nodes)} active" if len(active) < len(nodes) else "")
+        con.print(_columns_table(title, active, lead, _NODE_ROUTING_COLUMNS))
+        con.print()
 
 
 # --- sweep ----------------------------------------------------------------------------

@@ -122,6 +122,23 @@ class RunResult:
         return pd.DataFrame(drop_rows(self.raw.get("drops", {}) or {}), columns=["cause", "kind", "count"])
 
     @property
+    def routing(self) -> "pd.DataFrame":
+        """The routing protocol's counters (AODV): one row per node plus a ``total`` row;
+        empty under static routing. Per-flow route breaks and discoveries are columns of
+        :attr:`flows`."""
+        import pandas as pd
+
+        r = self.raw.get("routing")
+        if not r:
+            return pd.DataFrame()
+        keys = [k for k, v in r.items() if k != "protocol" and _is_scalar(v)]
+        rows = {n.get("id", i): {k: n.get(k) for k in keys} for i, n in enumerate(self.raw.get("nodes", []))}
+        rows["total"] = {k: r[k] for k in keys}
+        df = pd.DataFrame.from_dict(rows, orient="index", columns=keys)
+        df.index.name = "node"
+        return df
+
+    @property
     def cwnd_hist(self) -> "pd.DataFrame":
         """Seconds spent at each congestion-window size, per TCP flow (long table)."""
         import pandas as pd

@@ -268,3 +268,31 @@ fn other_out_of_range_values() {
     let e = reject(BASE, &[("topology.hops", "0")]);
     check(&e, "topology.hops", &["= 0", "1..="]);
 }
+
+#[test]
+fn aodv_keys_need_aodv_and_sane_values() {
+    let e = reject(&format!("{BASE}[routing.aodv]\nttl_start = 3\n"), &[]);
+    check(&e, "routing.aodv", &["routing.protocol = \"aodv\"", "\"static\""]);
+    let aodv = format!("{BASE}[routing]\nprotocol = \"aodv\"\n");
+    let e = reject(&aodv, &[("routing.aodv.ttl_strat", "3")]);
+    check(&e, "routing.aodv.ttl_strat", &["unknown key", "ttl_start"]);
+    let e = reject(&aodv, &[("routing.aodv.ttl_threshold", "3")]);
+    check(&e, "routing.aodv.ttl_threshold", &["= 3", "routing.aodv.ttl_start = 5"]);
+    let e = reject(&aodv, &[("routing.aodv.network_diameter", "300")]);
+    check(&e, "routing.aodv.network_diameter", &["= 300", "1..=255"]);
+    let e = reject(&aodv, &[("routing.aodv.purge_interval_s", "0")]);
+    check(&e, "routing.aodv.purge_interval_s", &["= 0", ">= 0.001"]);
+    let e = reject(&aodv, &[("routing.aodv.active_route_timeout_s", "-1")]);
+    check(&e, "routing.aodv.active_route_timeout_s", &["-1", "positive"]);
+    let e = reject(&aodv, &[("routing.aodv.local_repair", "1")]);
+    check(&e, "routing.aodv.local_repair", &["wrong type", "true or false"]);
+    let e = reject(&aodv, &[("routing.protocol", "\"olsr\"")]);
+    check(&e, "routing.protocol", &["\"olsr\"", "static, aodv"]);
+}
+
+#[test]
+fn explicit_route_is_for_static_routing_only() {
+    let text = format!("{BASE}route = [0, 1, 2, 3]\n[routing]\nprotocol = \"aodv\"\n");
+    let e = reject(&text, &[]);
+    check(&e, "flows.0.route", &["static", "aodv"]);
+}

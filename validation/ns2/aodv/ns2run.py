@@ -9,8 +9,8 @@ parsed on the fly, so nothing large is written to disk. A run gives:
 - ``route_breaks`` per flow and in total: MAC retry-limit drops (``D ... MAC RET``)
   of data packets — every one is a link break reported to AODV;
 - ``drops``: every ``D`` line by (layer, reason, packet type);
-- ``aodv``: RREQ/RREP/RERR sent (originated vs forwarded) and received by the
-  routing agents, from the ``RTR`` lines;
+- ``aodv``: RREQ/RREP/RERR sent, forwarded and received by the routing agents,
+  from the ``RTR`` lines (ns-2 traces a propagated RERR as sent, like a new one);
 - per-node counts of the same, to diagnose differences by node.
 
 Self-contained on purpose (standard library only): ``python3 ns2run.py --seed 1``.
@@ -88,14 +88,14 @@ class TraceStats:
             elif ptype == "cbr" and ip[1] != WARMUP_PORT:
                 self.cbr_bytes[ip[1]] += int(tok[7]) - 28
             return
-        if layer == "RTR" and ptype == "AODV" and ev in ("s", "r"):
+        if layer == "RTR" and ptype == "AODV":
             kind = {"(REQUEST)": "rreq", "(REPLY)": "rrep", "(ERROR)": "rerr"}.get(tok[-1], "other")
             if ev == "s" and kind == "rreq":
-                # [0x2 hops bid [dst dseq] [src sseq]]: the originator is rq_src.
-                rq_src = int(tok[-2].strip("[]"))
+                # [0x2 hops bid [dst dseq] [src sseq]]: the originator is src.
+                rq_src = int(tok[-3].strip("[]"))
                 kind += "_sent" if rq_src == node else "_forwarded"
             else:
-                kind += "_sent" if ev == "s" else "_received"
+                kind += {"s": "_sent", "r": "_received", "f": "_forwarded"}[ev]
             self.aodv[kind] += 1
             self.aodv_by_node[f"{node}.{kind}"] += 1
 
