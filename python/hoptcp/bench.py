@@ -25,8 +25,10 @@ from typing import Any, Sequence
 SCENARIOS = (
     ("chain7-udp.toml", "7-hop chain, saturated CBR (UDP), 300 s", 0.3),
     ("chain7-tcp.toml", "7-hop chain, TCP NewReno, max_window 32, 300 s", 0.3),
+    ("chain7-aodv-tcp.toml", "7-hop chain, TCP NewReno over AODV, max_window 32, 300 s", 0.3),
     ("grid13-udp.toml", "13x13 grid, 12 saturated CBR flows, 300 s", 5.0),
     ("random1000-tcp.toml", "1,000 random nodes, 50 TCP flows of 2-8 hops, 60 s", None),
+    ("random1000-aodv-tcp.toml", "1,000 random nodes, 50 TCP flows over AODV, 60 s", None),
     ("random10000-tcp.toml", "10,000 random nodes, 200 TCP flows of 2-8 hops, 20 s", None),
 )
 MEMORY_TARGET_MB = 100.0

@@ -238,3 +238,67 @@ fn checksum_helper_accepts_valid_and_rejects_corrupt_headers() {
     h[8] = 0x3f; // TTL changed, checksum not updated
     assert!(!ipv4_checksum_ok(&h));
 }
+
+/// AODV messages appear as UDP port 654 in their RFC 3561 layout: a RREQ
+/// flood (broadcast at the basic rate), the RREP relayed back hop by hop.
+#[test]
+fn aodv_messages_are_udp_654_in_rfc_3561_layout() {
+    let text = format!(
+        "duration_s = 2\nseed = 1\n[topology]\nkind = \"chain\"\nhops = 3\nspacing_m = 200\n\
+         [routing]\nprotocol = \"aodv\"\n{}",
+        cbr(0, 3, 8000.0, 100)
+    );
+    let path = temp("aodv");
+    let r = run_scenario(&text, &[], &RunOptions { seed: None, pcap: Some(path.clone()) }).unwrap();
+    let (_, recs) = read_pcap(&std::fs::read(&path).unwrap());
+    let (mut rreq, mut rrep) = (0, 0);
+    for rec in &recs {
+        let fc = &rec.data[14..];
+        if fc[0] != 0x08 || fc.len() < 32 + 28 + 4 || fc[32 + 9] != 17 {
+            continue;
+        }
+        let (ip, udp) = (&fc[32..52], &fc[52..60]);
+        if u16::from_be_bytes([udp[2], udp[3]]) != 654 {
+            continue;
+        }
+        assert_eq!(u16::from_be_bytes([udp[0], udp[1]]), 654, "source port");
+        assert!(ipv4_checksum_ok(ip));
+        let msg = &fc[60..];
+        let total_len = u16::from_be_bytes([ip[2], ip[3]]) as usize;
+        assert_eq!(rec.orig_len as usize, 14 + 24 + 8 + total_len);
+        match msg[0] {
+            1 => {
+                rreq += 1;
+                assert_eq!(total_len, 20 + 8 + 24, "RREQ length");
+                assert_eq!(&fc[4..10], &[0xff; 6], "RREQ to the broadcast address");
+                assert_eq!(&ip[16..20], &[255, 255, 255, 255]);
+                assert_eq!(rec.data[9], 2, "broadcast at the 1 Mb/s basic rate");
+                assert_eq!(&msg[8..12], &[10, 0, 0, 4], "destination node 3");
+                assert_eq!(&msg[16..20], &[10, 0, 0, 1], "originator node 0");
+            }
+            2 => {
+                rrep += 1;
+                assert_eq!(total_len, 20 + 8 + 20, "RREP length");
+                assert_eq!(&ip[16..20], &[10, 0, 0, 1], "RREP back to the originator");
+                assert_eq!(&msg[4..8], &[10, 0, 0, 4], "route to node 3");
+                assert_eq!(u32::from_be_bytes(msg[16..20].try_into().unwrap()), 10_000, "lifetime 10 s in ms");
+            }
+            t => panic!("AODV type {t}"),
+        }
+    }
+    let routing = r.routing.as_ref().expect("AODV report");
+    assert_eq!(rreq, routing.totals.rreq_sent + routing.totals.rreq_forwarded);
+    assert_eq!(rrep, routing.totals.rrep_sent + routing.totals.rrep_forwarded);
+    assert!(rreq >= 3 && rrep == 3, "one flood, one reply over 3 hops: {rreq} RREQ, {rrep} RREP frames");
+    if Command::new("tshark").arg("-v").output().map(|o| o.status.success()).unwrap_or(false) {
+        let out = Command::new("tshark")
+            .args(["-n", "-r"])
+            .arg(&path)
+            .args(["-Y", "aodv.type == 1 || aodv.type == 2", "-T", "fields", "-e", "aodv.type"])
+            .output()
+            .expect("tshark runs");
+        let lines = String::from_utf8_lossy(&out.stdout).lines().count();
+        assert_eq!(lines as u64, rreq + rrep, "Wireshark decodes every AODV message");
+    }
+    std::fs::remove_file(&path).ok();
+}

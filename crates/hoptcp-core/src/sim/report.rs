@@ -259,29 +259,14 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         drops,
         fairness_jain,
         aggregate_goodput_bps: sum,
-        routing: aodv.map(|r| RoutingReport { protocol: "aodv", totals: sum_counters(r.nodes.iter().map(|n| &n.counters)) }),
+        routing: aodv.map(|r| RoutingReport {
+            protocol: "aodv",
+            totals: r.nodes.iter().fold(AodvCounters::default(), |mut t, n| {
+                t += &n.counters;
+                t
+            }),
+        }),
         series,
     }
 }
 
-/// Counters summed over nodes.
-fn sum_counters<'a>(it: impl Iterator<Item = &'a AodvCounters>) -> AodvCounters {
-    it.fold(AodvCounters::default(), |mut t, c| {
-        t.rreq_sent += c.rreq_sent;
-        t.rreq_forwarded += c.rreq_forwarded;
-        t.rreq_received += c.rreq_received;
-        t.rrep_sent += c.rrep_sent;
-        t.rrep_forwarded += c.rrep_forwarded;
-        t.rrep_received += c.rrep_received;
-        t.rerr_sent += c.rerr_sent;
-        t.rerr_forwarded += c.rerr_forwarded;
-        t.rerr_received += c.rerr_received;
-        t.route_breaks += c.route_breaks;
-        t.local_repairs += c.local_repairs;
-        t.route_discoveries += c.route_discoveries;
-        t.discoveries_failed += c.discoveries_failed;
-        t.routes_invalidated += c.routes_invalidated;
-        t.routes_expired += c.routes_expired;
-        t
-    })
-}

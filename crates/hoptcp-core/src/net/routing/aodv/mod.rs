@@ -123,6 +123,26 @@ pub struct AodvCounters {
     pub routes_expired: u64,
 }
 
+impl std::ops::AddAssign<&AodvCounters> for AodvCounters {
+    fn add_assign(&mut self, c: &AodvCounters) {
+        self.rreq_sent += c.rreq_sent;
+        self.rreq_forwarded += c.rreq_forwarded;
+        self.rreq_received += c.rreq_received;
+        self.rrep_sent += c.rrep_sent;
+        self.rrep_forwarded += c.rrep_forwarded;
+        self.rrep_received += c.rrep_received;
+        self.rerr_sent += c.rerr_sent;
+        self.rerr_forwarded += c.rerr_forwarded;
+        self.rerr_received += c.rerr_received;
+        self.route_breaks += c.route_breaks;
+        self.local_repairs += c.local_repairs;
+        self.route_discoveries += c.route_discoveries;
+        self.discoveries_failed += c.discoveries_failed;
+        self.routes_invalidated += c.routes_invalidated;
+        self.routes_expired += c.routes_expired;
+    }
+}
+
 /// One node's AODV.
 #[derive(Clone, Debug)]
 pub struct Aodv {
