@@ -165,7 +165,7 @@ _NODE_COLUMNS = (("rts_sent", "RTS", 1), ("cts_timeouts", "CTS t/o", 1), ("ack_t
 MAX_ROWS = 40
 
 
-def _columns_table(title: str, records: list[dict[str, Any]], first: list[tuple[str, Any]],
+def _columns_table(title: str, records: list[dict[str, Any]], first: list[list[tuple[str, Any]]],
                    columns: Sequence[tuple[str, str, float]]) -> Any:
     """A table with the given columns; rows past MAX_ROWS are summarised in the caption."""
     cols = [c for c in columns if any(c[0] in r for r in records)]
@@ -221,6 +221,8 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
         table_rows = [[c, cell.get((c, "all"), 0), *[cell.get((c, k), 0) for k in kinds]] for c in causes]
         con.print(_table("Drops by cause and packet kind", ["cause", "total", *kinds], table_rows, right_from=1))
         con.print()
+    elif raw.get("drops"):
+        con.print("Drops by cause: none\n")
     con.print(f"aggregate goodput [bold]{_fmt((s['aggregate_goodput_bps'] or 0) / 1e3)} kb/s[/bold]   "
               f"Jain fairness [bold]{_fmt(s['fairness_jain'])}[/bold]   drops {_fmt(s['drops'])}")
     if pcap:

@@ -129,6 +129,27 @@ def test_cli_run_on_real_core(real_core, capsys, tmp_path):
     assert len(err) == 1 and "max_windw" in err[0]
 
 
+def test_aodv_run_reports_routing(real_core, capsys):
+    chain7 = Path(__file__).resolve().parents[2] / "examples" / "chain7-aodv.toml"
+    r = hoptcp.run(Scenario.load(chain7).with_(duration_s=30), seed=1)
+    routing = r.routing
+    assert list(routing.index)[-1] == "total" and len(routing) == len(r.raw["nodes"]) + 1
+    assert routing.loc["total", "rreq_sent"] == sum(n["rreq_sent"] for n in r.raw["nodes"]) > 0
+    assert routing.loc[0, "route_discoveries"] >= 1
+    assert "route_breaks" in r.flows.columns
+    m = r.metrics()
+    assert m["routing.route_breaks"] == r.raw["routing"]["route_breaks"] == m["flow.0.route_breaks"]
+    assert "drops.link_failure_flush" in m and "drops.by_kind.aodv.queue_overflow" in m
+    static = hoptcp.run(Scenario.load(chain7).with_(duration_s=2, routing__protocol="static"), seed=1)
+    assert static.routing.empty and "routing" not in static.raw and "route_breaks" not in static.flows.columns
+    # The CLI shows AODV's activity and only the drop causes that occurred.
+    assert main(["run", str(chain7), "--set", "duration_s=30"]) == 0
+    out = capsys.readouterr().out
+    assert "AODV messages" in out and "RREQ" in out and "route breaks" in out
+    zero = [c for c, n in r.raw["drops"].items() if n == 0]
+    assert zero and not any(f"\n{c} " in out for c in zero), zero
+
+
 def test_500_run_sweep_progress_and_free_rerun(real_core, udp_file, tmp_path, capsys):
     spec = SweepSpec.build(udp_file, name="big", grid={
         "flows.0.packet_bytes": [200, 400, 600, 800, 1000],

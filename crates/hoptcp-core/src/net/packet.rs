@@ -38,7 +38,10 @@ pub const PACKET_KINDS: [(PacketKind, &str); 4] = [
 
 #[derive(Clone, Copy, Debug)]
 pub enum Body {
-    Udp { seq: u64, payload: u32 },
+    Udp {
+        seq: u64,
+        payload: u32,
+    },
     Tcp(TcpSegment),
     /// A routing control message (its own flow: [`NO_FLOW`]).
     Aodv(AodvMsg),

@@ -269,4 +269,3 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         series,
     }
 }
-

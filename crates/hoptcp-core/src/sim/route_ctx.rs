@@ -76,7 +76,8 @@ impl AodvEnv for RouteCtx<'_> {
     fn flush_queue(&mut self, next_hop: NodeId) {
         // ns-2 matches the packets' next-hop field, which is 0 on AODV's
         // broadcasts: a flush for node 0 takes queued broadcasts too.
-        let removed = self.ifq.remove_where(self.now, |o| o.next_hop == next_hop || (next_hop == 0 && o.next_hop == BROADCAST));
+        let removed =
+            self.ifq.remove_where(self.now, |o| o.next_hop == next_hop || (next_hop == 0 && o.next_hop == BROADCAST));
         for o in removed {
             let pk = self.packets.remove(o.packet);
             self.drops.record(self.node, DropCause::LinkFailureFlush, pk.kind());

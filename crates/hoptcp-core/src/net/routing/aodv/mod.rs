@@ -273,7 +273,15 @@ impl Aodv {
     // ----- control messages ------------------------------------------------
 
     /// A control message arrived (`ttl` already decremented by this hop).
-    pub fn recv(&mut self, msg: AodvMsg, ip_src: NodeId, ip_dst: NodeId, ttl: u8, p: &AodvParams, env: &mut impl AodvEnv) {
+    pub fn recv(
+        &mut self,
+        msg: AodvMsg,
+        ip_src: NodeId,
+        ip_dst: NodeId,
+        ttl: u8,
+        p: &AodvParams,
+        env: &mut impl AodvEnv,
+    ) {
         match msg {
             AodvMsg::Rreq(rq) => self.recv_request(rq, ip_src, ttl, p, env),
             AodvMsg::Rrep(rp) => self.recv_reply(rp, ip_src, ip_dst, ttl, p, env),
@@ -288,7 +296,14 @@ impl Aodv {
     /// source, repair locally: buffer the packet and look for a new route.
     /// Otherwise drop it (with the MAC's `cause`), drop every queued packet
     /// for that neighbour, invalidate the routes through it and send a RERR.
-    pub fn link_failed(&mut self, d: DataRef, broken: NodeId, cause: DropCause, p: &AodvParams, env: &mut impl AodvEnv) {
+    pub fn link_failed(
+        &mut self,
+        d: DataRef,
+        broken: NodeId,
+        cause: DropCause,
+        p: &AodvParams,
+        env: &mut impl AodvEnv,
+    ) {
         self.counters.route_breaks += 1;
         env.flow_event(d.flow, FlowEvent::RouteBreak);
         let Some(i) = self.table.lookup(d.dst) else {

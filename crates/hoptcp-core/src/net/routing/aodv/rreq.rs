@@ -72,7 +72,14 @@ impl Aodv {
     }
 
     /// A RREQ copy arrived from neighbour `ip_src`.
-    pub(super) fn recv_request(&mut self, mut rq: Rreq, ip_src: NodeId, ttl: u8, p: &AodvParams, env: &mut impl AodvEnv) {
+    pub(super) fn recv_request(
+        &mut self,
+        mut rq: Rreq,
+        ip_src: NodeId,
+        ttl: u8,
+        p: &AodvParams,
+        env: &mut impl AodvEnv,
+    ) {
         let now = env.now();
         self.counters.rreq_received += 1;
         if rq.src == self.id || self.seen.contains(rq.src, rq.bcast_id, now) {

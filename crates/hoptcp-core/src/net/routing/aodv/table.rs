@@ -103,11 +103,7 @@ impl RouteEntry {
     /// (ns-2 PerHopTime).
     pub fn per_hop_time(&self, default: Time) -> Time {
         let (n, sum) = self.disc_latency.iter().filter(|&&l| l > 0).fold((0u64, 0u64), |(n, s), &l| (n + 1, s + l));
-        if n > 0 {
-            sum / n
-        } else {
-            default
-        }
+        sum.checked_div(n).unwrap_or(default)
     }
 }
 

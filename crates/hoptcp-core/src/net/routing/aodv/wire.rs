@@ -92,7 +92,8 @@ mod tests {
 
     #[test]
     fn rrep_layout_gives_lifetime_in_ms() {
-        let m = AodvMsg::Rrep(Rrep { hop_count: 1, dst: 7, dst_seqno: 6, src: 7, lifetime: 10 * NS_PER_S, timestamp: 0 });
+        let m =
+            AodvMsg::Rrep(Rrep { hop_count: 1, dst: 7, dst_seqno: 6, src: 7, lifetime: 10 * NS_PER_S, timestamp: 0 });
         let mut b = Vec::new();
         encode(&m, 0, ip, &mut b);
         assert_eq!(b.len(), 20);
