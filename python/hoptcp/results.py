@@ -152,17 +152,23 @@ class RunResult:
 
     @property
     def series(self) -> "pd.DataFrame":
-        """Per-interval goodput (when the scenario asked for a series): time_s, flow, goodput_bps."""
+        """Per-interval goodput (when the scenario asked for a series): time_s, flow, goodput_bps,
+        and with AODV route_breaks (breaks of the flow's packets in the interval)."""
         import pandas as pd
 
         s = self.raw.get("series") or {}
         dt = s.get("interval_s")
-        rows = [
-            {"time_s": (i + 1) * dt if dt else i, "flow": int(fid) if str(fid).isdigit() else fid, "goodput_bps": v}
-            for fid, values in (s.get("flows") or {}).items()
-            for i, v in enumerate(values)
-        ]
-        return pd.DataFrame(rows, columns=["time_s", "flow", "goodput_bps"])
+        breaks = s.get("route_breaks")
+        rows = []
+        for fid, values in (s.get("flows") or {}).items():
+            for i, v in enumerate(values):
+                row = {"time_s": (i + 1) * dt if dt else i, "flow": int(fid) if str(fid).isdigit() else fid,
+                       "goodput_bps": v}
+                if breaks is not None:
+                    row["route_breaks"] = (breaks.get(fid) or [0] * len(values))[i]
+                rows.append(row)
+        columns = ["time_s", "flow", "goodput_bps"] + (["route_breaks"] if breaks is not None else [])
+        return pd.DataFrame(rows, columns=columns)
 
     def to_json(self) -> str:
         return json.dumps(self.raw, sort_keys=True, separators=(",", ":"))

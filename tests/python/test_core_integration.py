@@ -131,8 +131,11 @@ def test_cli_run_on_real_core(real_core, capsys, tmp_path):
 
 def test_aodv_run_reports_routing(real_core, capsys):
     chain7 = Path(__file__).resolve().parents[2] / "examples" / "chain7-aodv.toml"
-    r = hoptcp.run(Scenario.load(chain7).with_(duration_s=30), seed=1)
+    r = hoptcp.run(Scenario.load(chain7).with_(duration_s=30, stats__throughput_interval_s=1.0), seed=1)
     routing = r.routing
+    series = r.series
+    assert list(series.columns) == ["time_s", "flow", "goodput_bps", "route_breaks"] and len(series) == 30
+    assert series["route_breaks"].sum() == r.raw["flows"][0]["route_breaks"]
     assert list(routing.index)[-1] == "total" and len(routing) == len(r.raw["nodes"]) + 1
     assert routing.loc["total", "rreq_sent"] == sum(n["rreq_sent"] for n in r.raw["nodes"]) > 0
     assert routing.loc[0, "route_discoveries"] >= 1

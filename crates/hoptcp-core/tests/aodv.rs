@@ -49,7 +49,8 @@ fn light_cbr_is_delivered_after_one_discovery() {
 
 #[test]
 fn loaded_chain_breaks_routes_and_counts_them_consistently() {
-    let r = run(&(chain(7, 60.0, "aodv", "[tcp]\nmax_window = 32\n") + &tcp_flow(0, 7)), &[]);
+    let extra = "[tcp]\nmax_window = 32\n[stats]\nthroughput_interval_s = 1.0\n";
+    let r = run(&(chain(7, 60.0, "aodv", extra) + &tcp_flow(0, 7)), &[]);
     let v = json(&r);
     let routing = &v["routing"];
     let breaks = routing["route_breaks"].as_u64().unwrap();
@@ -61,6 +62,10 @@ fn loaded_chain_breaks_routes_and_counts_them_consistently() {
     let node_sum = |k: &str| v["nodes"].as_array().unwrap().iter().map(|n| n[k].as_u64().unwrap()).sum::<u64>();
     assert_eq!(node_sum("route_breaks"), breaks);
     assert_eq!(node_sum("rreq_sent"), routing["rreq_sent"].as_u64().unwrap());
+    // The per-second series places every break in time.
+    let series = v["series"]["route_breaks"]["0"].as_array().unwrap();
+    assert_eq!(series.len(), 60);
+    assert_eq!(series.iter().map(|x| x.as_u64().unwrap()).sum::<u64>(), breaks);
     // Every break is a data packet the MAC gave up on: either dropped under
     // its MAC cause or buffered for local repair.
     let by_kind = &v["drops"]["by_kind"];
@@ -105,6 +110,8 @@ fn static_reports_have_no_routing_section() {
     let v = json(&r);
     assert!(v.get("routing").is_none());
     assert!(v["flows"][0].get("route_breaks").is_none());
+    let r2 = run(&(chain(3, 5.0, "static", "[stats]\nthroughput_interval_s = 1.0\n") + &tcp_flow(0, 3)), &[]);
+    assert!(json(&r2)["series"].get("route_breaks").is_none());
     assert!(v["nodes"][0].get("rreq_sent").is_none());
     // The routing drop causes exist (zero), so tables keep their columns.
     assert_eq!(drops(&r, "link_failure_flush"), 0);

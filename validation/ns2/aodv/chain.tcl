@@ -9,7 +9,10 @@
 # -traffic cbr: -flows CBR flows of -rate bit/s of payload (-payload bytes);
 #   ns-2's UDP agent carries no header and AODV adds 20 B of IP header to
 #   non-TCP packets, so packetSize_ = payload + 8 gives the same 28 B of
-#   UDP/IP header as hoptcp.
+#   UDP/IP header as hoptcp. The CBR interval is packetSize_·8/rate_, so
+#   rate_ is scaled by (payload + 8)/payload to send hoptcp's packet rate,
+#   and the UDP agent's own packetSize_ (default 1000) is raised so that it
+#   does not split the packets.
 # A one-packet CBR warm-up from node 0 to the last node at t = 1 s
 # resolves ARP and the routes before the flows start at t = 2 s (ns-2's ARP
 # holds one packet per unresolved neighbour and drops the rest); hoptcp's
@@ -98,13 +101,14 @@ for {set f 0} {$f < $opt(flows)} {incr f} {
         $app attach-agent $src
     } else {
         set src [new Agent/UDP]
+        $src set packetSize_ [expr $opt(payload) + 8]
         set dst [new Agent/Null]
         $ns_ attach-agent $node(0) $src
         $ns_ attach-agent $node($last) $dst
         $ns_ connect $src $dst
         set app [new Application/Traffic/CBR]
         $app set packetSize_ [expr $opt(payload) + 8]
-        $app set rate_ $opt(rate)
+        $app set rate_ [expr $opt(rate) * ($opt(payload) + 8.0) / $opt(payload)]
         $app attach-agent $src
     }
     $ns_ at 2.0 "$app start"

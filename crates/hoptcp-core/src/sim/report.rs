@@ -116,6 +116,9 @@ pub struct SeriesReport {
     pub interval_s: f64,
     /// Goodput (bit/s) per interval, per flow id.
     pub flows: BTreeMap<String, Vec<f64>>,
+    /// Route breaks per interval, per flow id (AODV only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route_breaks: Option<BTreeMap<String, Vec<u64>>>,
 }
 
 pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
@@ -221,7 +224,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                         acks_sent: t.receiver.stats().acks_sent,
                     }
                 }),
-                routing: aodv.map(|r| r.flows[f.plan.id as usize]),
+                routing: aodv.map(|r| r.flows[f.plan.id as usize].clone()),
             }
         })
         .collect();
@@ -245,6 +248,20 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                     (f.plan.id.to_string(), v)
                 })
                 .collect(),
+            route_breaks: aodv.map(|r| {
+                sim.flows
+                    .iter()
+                    .map(|f| {
+                        let mut v = vec![0u64; buckets];
+                        for &t in &r.flows[f.plan.id as usize].break_times {
+                            if let Some(b) = v.get_mut((t / iv) as usize) {
+                                *b += 1;
+                            }
+                        }
+                        (f.plan.id.to_string(), v)
+                    })
+                    .collect()
+            }),
         }
     });
 

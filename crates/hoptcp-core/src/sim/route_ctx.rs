@@ -90,7 +90,7 @@ impl AodvEnv for RouteCtx<'_> {
 
     fn flow_event(&mut self, flow: u32, ev: FlowEvent) {
         if let Some(f) = self.flows.get_mut(flow as usize) {
-            f.note(ev);
+            f.note(self.now, ev);
         }
     }
 }

@@ -17,7 +17,7 @@ pub mod static_routes;
 
 pub use static_routes::StaticRoutes;
 
-use crate::engine::{RngStream, StreamPurpose};
+use crate::engine::{RngStream, StreamPurpose, Time};
 use aodv::{Aodv, AodvParams, FlowEvent};
 
 /// The routing protocol of a run.
@@ -34,18 +34,24 @@ impl Routing {
 }
 
 /// Route events of one flow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FlowRouteStats {
     /// MAC retry-limit failures of the flow's packets (data and ACKs).
     pub route_breaks: u64,
     /// Route discoveries started for the flow's packets.
     pub route_discoveries: u64,
+    /// When each route break happened (for the per-interval series).
+    #[serde(skip)]
+    pub break_times: Vec<Time>,
 }
 
 impl FlowRouteStats {
-    pub fn note(&mut self, ev: FlowEvent) {
+    pub fn note(&mut self, now: Time, ev: FlowEvent) {
         match ev {
-            FlowEvent::RouteBreak => self.route_breaks += 1,
+            FlowEvent::RouteBreak => {
+                self.route_breaks += 1;
+                self.break_times.push(now);
+            }
             FlowEvent::Discovery => self.route_discoveries += 1,
         }
     }
