@@ -32,13 +32,13 @@ MARK_BEGIN = "<!-- BEGIN compare.py table -->"
 MARK_END = "<!-- END compare.py table -->"
 
 #: the comparisons the issue names get more seeds (at least this many)
-HEADLINE = {"tcp-w32": 10, "tcp-w3": 10, "cbr-sat": 10}
+HEADLINE = {"tcp-w32": 10, "tcp-w16": 10, "tcp-w3": 10, "tcp-w32-3flows": 10, "tcp-w32-6flows": 10, "cbr-sat": 10}
 #: (name, what, ns2run.run keyword arguments)
 CONFIGS: list[tuple[str, str, dict[str, Any]]] = [
     *[(f"tcp-w{w}", f"TCP, max window {w}", {"traffic": "tcp", "window": w}) for w in (1, 2, 3, 4, 8, 16, 32)],
     ("tcp-w32-3flows", "3 TCP flows, max window 32", {"traffic": "tcp", "window": 32, "flows": 3}),
     ("tcp-w32-6flows", "6 TCP flows, max window 32", {"traffic": "tcp", "window": 32, "flows": 6}),
-    *[(f"cbr-{r // 1000}k", f"CBR {r // 1000} kb/s", {"traffic": "cbr", "rate": r}) for r in (100_000, 200_000, 300_000)],
+    *[(f"cbr-{r // 1000}k", f"CBR {r // 1000} kb/s", {"traffic": "cbr", "rate": r}) for r in (100_000, 200_000, 300_000, 400_000, 600_000)],
     ("cbr-sat", "CBR saturated (2 Mb/s offered)", {"traffic": "cbr", "rate": 2_000_000}),
 ]
 

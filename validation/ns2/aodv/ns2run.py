@@ -56,6 +56,10 @@ class TraceStats:
     def __init__(self, last: int, payload: int, start: float) -> None:
         self.last, self.payload, self.start = last, payload, start
         self.tcp_seen: dict[int, set[int]] = defaultdict(set)
+        self.tcp_sent: Counter[int] = Counter()
+        self.tcp_sent_seqs: dict[int, set[int]] = defaultdict(set)
+        #: new packets delivered per second (all flows), for the zero-throughput seconds
+        self.per_second: Counter[int] = Counter()
         self.cbr_bytes: Counter[int] = Counter()
         self.breaks: Counter[int] = Counter()
         self.breaks_by_node: Counter[int] = Counter()
@@ -80,11 +84,18 @@ class TraceStats:
                 self.breaks[flow] += 1
                 self.breaks_by_node[node] += 1
             return
+        if layer == "AGT" and ev == "s" and ptype == "tcp" and ip and node == 0:
+            seq = int(tok[tok.index("-------") + 5].lstrip("["))
+            if seq >= 1:
+                self.tcp_sent[ip[1]] += 1
+                self.tcp_sent_seqs[ip[1]].add(seq)
+            return
         if layer == "AGT" and ev == "r" and node == self.last and t >= self.start and ip:
             if ptype == "tcp":
                 seq = int(tok[tok.index("-------") + 5].lstrip("["))
-                if seq >= 1:
+                if seq >= 1 and seq not in self.tcp_seen[ip[1]]:
                     self.tcp_seen[ip[1]].add(seq)
+                    self.per_second[int(t)] += 1
             elif ptype == "cbr" and ip[1] != WARMUP_PORT:
                 self.cbr_bytes[ip[1]] += int(tok[7]) - 28
             return
@@ -112,6 +123,9 @@ class TraceStats:
             "goodput_bps": goodput,
             "aggregate_goodput_bps": sum(goodput),
             "route_breaks": [self.breaks.get(p, 0) for p in range(1, flows + 1)],
+            "retransmissions": [self.tcp_sent.get(p, 0) - len(self.tcp_sent_seqs.get(p, ()))
+                                for p in range(1, flows + 1)],
+            "zero_seconds": sum(1 for s in range(int(self.start) + 1, int(duration)) if not self.per_second.get(s)),
             "route_breaks_total": sum(v for k, v in self.breaks.items() if k != WARMUP_PORT),
             "breaks_by_node": dict(sorted(self.breaks_by_node.items())),
             "drops": dict(sorted(self.drops.items())),
