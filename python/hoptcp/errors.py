@@ -23,3 +23,8 @@ class SpecError(ValueError):
 
 class CoreUnavailableError(RuntimeError):
     """The compiled extension ``hoptcp._core`` cannot be imported."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped a run, sweep or reproduction. The message says
+    what was kept; the CLI prints it and exits with status 130."""
