@@ -329,3 +329,38 @@ def install(delay_s: float = 0.0, block_from: int | None = None) -> FakeCore:
     fake = FakeCore(delay_s=delay_s, block_from=block_from)
     _bridge.set_core(fake)
     return fake
+
+
+class GatedCore:
+    """The compiled core, except that runs from index ``block_from`` on (0-based,
+    in the order they start) wait forever, reporting progress meanwhile: a
+    sweep then stops at a known point, whatever the machine's speed."""
+
+    def __init__(self, real: Any, block_from: int):
+        self._real, self.block_from = real, block_from
+        self.ScenarioError = real.ScenarioError
+        self._started = 0
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def run(self, scenario_toml, overrides, seed=None, pcap=None, progress=None, progress_every_s=0.25):
+        with self._lock:
+            index, self._started = self._started, self._started + 1
+        if index >= self.block_from:
+            while True:
+                time.sleep(0.01)
+                if progress is not None:
+                    progress(0.0)
+        return self._real.run(scenario_toml, overrides, seed, pcap, progress, progress_every_s=progress_every_s)
+
+
+def install_gated(block_from: int) -> GatedCore:
+    """Install the compiled core behind a gate (for subprocess helper scripts)."""
+    import hoptcp._core as compiled
+    from hoptcp import _bridge
+
+    gated = GatedCore(compiled, block_from)
+    _bridge.set_core(gated)
+    return gated
