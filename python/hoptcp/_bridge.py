@@ -96,7 +96,7 @@ def check_seed(seed: Any) -> int | None:
     """``seed`` if it is None or an integer in 0..=SEED_MAX; else ScenarioError."""
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, int) and not hasattr(seed, "__index__"):
+    if isinstance(seed, bool) or (not isinstance(seed, int) and not hasattr(seed, "__index__")):
         raise ScenarioError(f"seed: invalid value {seed!r}; expected an integer from 0 to {SEED_MAX}")
     value = int(seed.__index__())
     if not 0 <= value <= SEED_MAX:

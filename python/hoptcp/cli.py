@@ -89,6 +89,7 @@ def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
     import hoptcp
+
     from . import _bridge
 
     core = _bridge.version() if _bridge.available() else "not built"
@@ -209,13 +210,13 @@ _NODE_COLUMNS = (("rts_sent", "RTS", 1), ("cts_timeouts", "CTS t/o", 1), ("ack_t
 MAX_ROWS = 40
 
 
-def _columns_table(title: str, records: list[dict[str, Any]], first: list[tuple[str, Any]],
+def _columns_table(title: str, records: list[dict[str, Any]], first: list[list[tuple[str, str]]],
                    columns: Sequence[tuple[str, str, float]]) -> Any:
     """A table with the given columns; rows past MAX_ROWS are summarised in the caption."""
     cols = [c for c in columns if any(c[0] in r for r in records)]
-    rows = []
+    rows: list[list[Any]] = []
     for r, lead in zip(records[:MAX_ROWS], first):
-        cells = [r.get(k) * sc if isinstance(r.get(k), (int, float)) and sc != 1 else r.get(k) for k, _, sc in cols]
+        cells = [_scaled(r.get(k), sc) for k, _, sc in cols]
         rows.append([*lead, *cells])
     lead_headers = [h for h, _ in first[0]] if first else []
     t = _table(title, [*lead_headers, *[h for _, h, _ in cols]], [[v for _, v in lr[:len(lead_headers)]]
@@ -224,6 +225,10 @@ def _columns_table(title: str, records: list[dict[str, Any]], first: list[tuple[
     if len(records) > MAX_ROWS:
         t.caption = f"{len(records) - MAX_ROWS} more rows: use --json or hoptcp.run() for all"
     return t
+
+
+def _scaled(v: Any, scale: float) -> Any:
+    return v * scale if isinstance(v, (int, float)) and not isinstance(v, bool) and scale != 1 else v
 
 
 def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
@@ -524,7 +529,7 @@ def _model_runs(name: str, params: dict[str, Any], list_key: str | None, as_json
     from .models import model as evaluate
 
     values = params.pop(list_key) if list_key and list_key in params else None
-    variants = [dict(params, **{list_key: v}) for v in values] if values is not None else [params]
+    variants = [{**params, str(list_key): v} for v in values] if values is not None else [params]
     try:
         out = [evaluate(name, **{k: v for k, v in p.items() if v is not None}) for p in variants]
     except ValueError as exc:
@@ -673,7 +678,8 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
               help="Also write the results as a Markdown table to this file.")
 def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, md_out: str | None) -> None:
     """Time fixed scenarios (events/s, simulated seconds per wall second, memory) and sweep throughput."""
-    from . import _bridge, bench as b
+    from . import _bridge
+    from . import bench as b
 
     names = [f.removesuffix(".toml") for f, _, _ in b.SCENARIOS]
     for name in only:

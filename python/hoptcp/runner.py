@@ -419,8 +419,14 @@ def _duration(s: float) -> str:
 
 def _rich_bar(total: int, description: str, stream: Any) -> tuple[Any, Any]:
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     from rich.progress import Progress as RichProgress
     from rich.text import Text
 

@@ -44,7 +44,7 @@ def default_store_path() -> Path:
     return user_data_path("hoptcp", appauthor=False) / "results.db"
 
 
-class _DefaultStore(os.PathLike):  # type: ignore[type-arg]
+class _DefaultStore(os.PathLike[str]):
     """The default store as a path-like value, looked up when used (so a changed
     ``HOPTCP_STORE`` is honoured); its directory is created on first use."""
 
@@ -253,8 +253,8 @@ class Store:
         hashes = sorted({h for h, _ in wanted})
         for i in range(0, len(hashes), 500):
             chunk = hashes[i:i + 500]
-            q = ("SELECT scenario_hash, seed FROM runs WHERE hoptcp_version=? AND scenario_hash IN (%s)"
-                 % ",".join("?" * len(chunk)))
+            marks = ",".join("?" * len(chunk))
+            q = f"SELECT scenario_hash, seed FROM runs WHERE hoptcp_version=? AND scenario_hash IN ({marks})"
             found.update((h, s) for h, s in self._db.execute(q, (version, *chunk)) if (h, s) in wanted)
         return found
 

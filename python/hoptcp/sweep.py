@@ -284,7 +284,7 @@ def run_sweep(spec: SweepSpec, *, store: str | Path | Store = DEFAULT_STORE, job
     """
     the_plan = plan(spec, derive)
     own = not isinstance(store, Store)
-    db = Store(store) if own else store
+    db = store if isinstance(store, Store) else Store(store)
     try:
         version = the_plan.version
         db.register_sweep(spec.name, spec.to_dict(), version, the_plan.members)

@@ -236,10 +236,6 @@ class FakeCore:
         rng = random.Random(digest)
         radio, mac = sc["radio"], sc["mac"]
         flows = []
-        senders: dict[int, int] = {}
-        for f in sc["flows"]:
-            senders[f["src"]] = senders.get(f["src"], 0) + 1
-        n_senders = max(1, len(senders))
         for i, f in enumerate(sc["flows"]):
             hops = max(1, abs(f["dst"] - f["src"])) if sc["topology"]["kind"] == "chain" else 1
             payload = f["packet_bytes"] if f["transport"] == "udp" else sc["tcp"]["payload_bytes"]

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 import hoptcp
-from store_helpers import count_runs, wait_until
 from hoptcp import Scenario, ScenarioError, Store
 from hoptcp.cli import main
 from hoptcp.sweep import SweepSpec, run_sweep
+
+from store_helpers import count_runs, wait_until
 
 pytestmark = pytest.mark.core
 

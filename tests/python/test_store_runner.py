@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 import hoptcp
-from store_helpers import count_runs, wait_until
 from hoptcp import SpecError, Store
 from hoptcp.runner import RunError, Task, execute
 from hoptcp.sweep import SweepSpec, run_sweep
+
+from store_helpers import count_runs, wait_until
 
 HERE = Path(__file__).resolve().parent
 

@@ -11,14 +11,13 @@ import subprocess
 import sys
 import threading
 
-import pytest
-
 import hoptcp
 from hoptcp import Store, runner
 from hoptcp.cli import main
 from hoptcp.store import default_store_path
 from hoptcp.sweep import SweepSpec, run_sweep
 from hoptcp.sweep import plan as make_plan
+
 from store_helpers import count_runs, wait_until
 
 
