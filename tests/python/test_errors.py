@@ -128,3 +128,14 @@ def test_api_errors_are_the_projects_types(fake_core, tmp_path, scenario_file):
     latin.write_bytes(b"\xff\xfe")
     with pytest.raises(ScenarioError, match="not a UTF-8 text file"):
         hoptcp.Scenario.load(latin)
+
+
+@pytest.mark.core
+@pytest.mark.parametrize("line, fragment", [
+    ("seed = 18446744073709551616", "`seed` = 18446744073709551616: expected an integer from 0 to 9223372036854775807"),
+    ("seed = -3", "`seed` = integer `-3`"),
+])
+def test_seed_in_a_scenario_file_names_the_range(real_core, capsys, tmp_path, scenario_file, line, fragment):
+    p = tmp_path / "s.toml"
+    p.write_text(scenario_file.read_text().replace("seed = 3", line))
+    assert_one_line(*run_cli(capsys, "run", p), fragment)
