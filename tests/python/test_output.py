@@ -118,3 +118,26 @@ def test_run_table_hides_drop_causes_that_dropped_nothing(fake_core, capsys, sce
     assert "no_route" not in out and "ttl" not in out  # always zero in the fake core's result
     code, out, err = run_cli(capsys, "run", scenario_file, "--json")
     assert json.loads(out)["drops"]["no_route"] == 0  # still in the full result
+
+
+def test_long_run_warns_once_with_its_estimate():
+    from hoptcp.cli import _RunProgress
+
+    now = [0.0]
+    out = io.StringIO()
+    bar = _RunProgress("big", show=False, clock=lambda: now[0], stream=out)
+    with bar:
+        now[0] = 0.5
+        bar.update(0.25)  # 2 s in all: no warning
+        assert out.getvalue() == ""
+        now[0] = 1.0
+        bar.update(1e-9)  # 1e9 s: about 31.7 years
+        bar.update(2e-9)
+    lines = out.getvalue().splitlines()
+    assert lines == ["hoptcp: warning: big will take about 31.7 years of wall time at this speed "
+                     "(0.00% simulated in 1.0 s); Ctrl-C stops it"]
+    short = _RunProgress("day", show=False, clock=lambda: now[0], stream=io.StringIO())
+    with short:
+        now[0] += 2.0
+        short.update(1.0 / 86000)  # 2 s for 1/86000: 47.8 h, more than a day
+    assert "about 47 h 46 min of wall time" in short.stream.getvalue()
