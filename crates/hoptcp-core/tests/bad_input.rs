@@ -296,3 +296,17 @@ fn explicit_route_is_for_static_routing_only() {
     let e = reject(&text, &[]);
     check(&e, "flows.0.route", &["static", "aodv"]);
 }
+
+#[test]
+fn integers_beyond_64_bits_name_the_key_and_the_range() {
+    let e = reject(&BASE.replace("seed = 1", "seed = 18446744073709551616"), &[]);
+    check(&e, "seed", &["18446744073709551616", "from 0 to 9223372036854775807"]);
+    let e = reject(&BASE.replace("seed = 1", "seed = 9223372036854775808"), &[]);
+    check(&e, "seed", &["9223372036854775808", "from 0 to 9223372036854775807"]);
+    let e = reject(&BASE.replace("hops = 3", "hops = 99999999999999999999 # far"), &[]);
+    check(&e, "topology.hops", &["99999999999999999999", "between -9223372036854775808 and 9223372036854775807"]);
+    let e = reject(BASE, &[("seed", "18446744073709551616")]);
+    check(&e, "seed", &["18446744073709551616", "from 0 to 9223372036854775807"]);
+    let e = reject(BASE, &[("flows.0.rate_bps", "-99999999999999999999")]);
+    check(&e, "flows.0.rate_bps", &["-99999999999999999999", "between"]);
+}
