@@ -62,7 +62,8 @@ fn read_pcapng(bytes: &[u8]) -> (Vec<Iface>, Vec<Record>) {
         match kind {
             0x0a0d_0d0a => {}
             1 => {
-                let mut iface = Iface { link_type: u16_at(body), snaplen: u32_at(body + 4), name: String::new(), ts_resol: None };
+                let mut iface =
+                    Iface { link_type: u16_at(body), snaplen: u32_at(body + 4), name: String::new(), ts_resol: None };
                 let mut o = body + 8;
                 while o < i + len - 4 {
                     let (code, olen) = (u16_at(o), u16_at(o + 2) as usize);
@@ -308,7 +309,11 @@ fn tshark_tcp_analysis_is_clean_per_node() {
         let segments = tshark_fields(&one, "tcp", "frame.number");
         println!("node {node}: {} TCP segments, {} flagged by Wireshark's analysis", segments.len(), flagged.len());
         assert!(segments.len() as u64 > f.packets_delivered, "node {node}: every segment and its ACK");
-        assert!(flagged.is_empty(), "node {node}: frames with TCP analysis notes: {:?}", &flagged[..flagged.len().min(10)]);
+        assert!(
+            flagged.is_empty(),
+            "node {node}: frames with TCP analysis notes: {:?}",
+            &flagged[..flagged.len().min(10)]
+        );
         std::fs::remove_file(&one).ok();
     }
     std::fs::remove_file(&path).ok();

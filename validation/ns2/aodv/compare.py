@@ -23,7 +23,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import ns2run
+import ns2run  # noqa: E402  (the directory holding this script is on sys.path)
 
 CACHE = HERE / "results" / "ns2.json"
 RAW = HERE / "results" / "compare.json"

@@ -23,9 +23,9 @@ use crate::net::{Body, Ecn, IfQueue, Packet, Slab};
 use crate::phy::Channel;
 use crate::scenario::schema::{AppKind, RoutingProtocol, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
+use crate::stats::pcap::FlowInfo;
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
-use crate::stats::pcap::FlowInfo;
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
 pub use report::RunReport;
 
