@@ -5,6 +5,9 @@
 #   ns chain.tcl -seed 1 -hops 7 -duration 300 -traffic tcp -window 32 \
 #                -flows 1 -rate 0 -payload 1460 -trace out.tr
 #
+# Also: -datarate / -basicrate (Mb/s, default 2 / 1), -short_retry /
+# -long_retry (default 7 / 4), -spacing (m, default 200), -mactrace ON|OFF.
+#
 # -traffic tcp: -flows FTP/NewReno flows from node 0 to the last node.
 # -traffic cbr: -flows CBR flows of -rate bit/s of payload (-payload bytes);
 #   ns-2's UDP agent carries no header and AODV adds 20 B of IP header to
@@ -28,6 +31,10 @@ set opt(flows) 1
 set opt(rate) 0
 set opt(payload) 1460
 set opt(rtg) AODV
+set opt(datarate) 2
+set opt(basicrate) 1
+set opt(short_retry) 7
+set opt(long_retry) 4
 set opt(trace) out.tr
 set opt(mactrace) OFF
 
@@ -39,11 +46,11 @@ for {set i 0} {$i < $argc} {incr i 2} {
 global defaultRNG
 $defaultRNG seed $opt(seed)
 
-Mac/802_11 set dataRate_ 2Mb
-Mac/802_11 set basicRate_ 1Mb
+Mac/802_11 set dataRate_ [expr $opt(datarate) * 1e6]
+Mac/802_11 set basicRate_ [expr $opt(basicrate) * 1e6]
 Mac/802_11 set RTSThreshold_ 0
-Mac/802_11 set ShortRetryLimit_ 7
-Mac/802_11 set LongRetryLimit_ 4
+Mac/802_11 set ShortRetryLimit_ $opt(short_retry)
+Mac/802_11 set LongRetryLimit_ $opt(long_retry)
 Phy/WirelessPhy set Pt_ 0.28183815
 Phy/WirelessPhy set freq_ 914e+6
 Phy/WirelessPhy set RXThresh_ 3.652e-10

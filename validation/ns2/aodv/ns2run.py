@@ -136,8 +136,10 @@ class TraceStats:
 
 
 def run(seed: int, hops: int = 7, duration: float = 300.0, traffic: str = "tcp", window: int = 32,
-        flows: int = 1, rate: float = 0.0, payload: int = 1460, start: float = 2.0) -> dict[str, Any]:
-    """One ns-2.35 run of chain.tcl; returns the reduced trace."""
+        flows: int = 1, rate: float = 0.0, payload: int = 1460, start: float = 2.0,
+        **mac: float) -> dict[str, Any]:
+    """One ns-2.35 run of chain.tcl; returns the reduced trace. ``mac`` passes
+    chain.tcl's other options (datarate, basicrate, short_retry, long_retry, spacing)."""
     stats = TraceStats(last=hops, payload=payload, start=start)
     with tempfile.TemporaryDirectory() as tmp:
         fifo = os.path.join(tmp, "trace")
@@ -145,6 +147,8 @@ def run(seed: int, hops: int = 7, duration: float = 300.0, traffic: str = "tcp",
         args = ["ns", str(SCRIPT), "-seed", str(seed), "-hops", str(hops), "-duration", str(duration),
                 "-traffic", traffic, "-window", str(window), "-flows", str(flows), "-rate", str(rate),
                 "-payload", str(payload), "-trace", fifo, "-mactrace", "ON"]
+        for k, v in mac.items():
+            args += [f"-{k}", str(v)]
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         err: list[str] = []
         reader = threading.Thread(target=lambda: err.append(proc.stderr.read() if proc.stderr else ""))
