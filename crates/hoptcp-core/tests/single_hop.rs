@@ -126,7 +126,7 @@ fn rts_threshold_compares_with_the_mac_frame_size() {
 fn other_rates_formats_and_sizes_match_the_model() {
     // Same renewal cycle with other timing sets: each case changes the slot,
     // SIFS/DIFS, PLCP, rates, header sizes or payload.
-    let cases: [(&str, serde_json::Value, &str); 5] = [
+    let cases: [(&str, serde_json::Value, &str); 8] = [
         (
             "OFDM 54/6, RTS/CTS",
             json!({"standard": "ofdm", "data_rate_mbps": 54.0, "basic_rate_mbps": 6.0}),
@@ -138,6 +138,21 @@ fn other_rates_formats_and_sizes_match_the_model() {
             "[radio]\nstandard = \"ofdm\"\ndata_rate_mbps = 54\nbasic_rate_mbps = 6\n[mac]\nrts_threshold_bytes = 3000\n",
         ),
         ("DSSS 11/1", json!({"data_rate_mbps": 11.0}), "[radio]\ndata_rate_mbps = 11\n"),
+        (
+            "ERP 54/6 (802.11g OFDM, signal extension)",
+            json!({"standard": "erp", "data_rate_mbps": 54.0, "basic_rate_mbps": 6.0}),
+            "[radio]\nstandard = \"erp\"\n",
+        ),
+        (
+            "ERP 11/2 (802.11g CCK)",
+            json!({"standard": "erp", "data_rate_mbps": 11.0, "basic_rate_mbps": 2.0}),
+            "[radio]\nstandard = \"erp\"\ndata_rate_mbps = 11\nbasic_rate_mbps = 2\n",
+        ),
+        (
+            "ns-2's 54/1 (DSSS PLCP at every rate)",
+            json!({"standard": "ns2_g", "data_rate_mbps": 54.0, "basic_rate_mbps": 1.0}),
+            "[radio]\nstandard = \"ns2_g\"\n",
+        ),
         ("802.11-2016 headers", json!({"frame_format": "standard"}), "[mac]\nframe_format = \"standard\"\n"),
         ("512 B payload", json!({"payload_bytes": 512}), ""),
     ];
@@ -154,6 +169,8 @@ fn other_rates_formats_and_sizes_match_the_model() {
         assert_eq!(r.nodes[0].mac.cts_timeouts + r.nodes[0].mac.ack_timeouts, 0, "{what}");
         // Worst case DSSS 11 Mb/s: a 2.64 ms cycle with backoff σ = 179 µs
         // (6.8 %), ≈ 22 700 cycles in 60 s: σ of the mean 0.045 %; 0.3 % ≈ 6.7σ.
+        // ERP 54: 533 µs cycle, σ = 4.3 slots × 9 µs (7.3 %), 112 000 cycles:
+        // 0.022 %; ns2_g 54: 1.76 ms, σ 10 %, 34 000 cycles: 0.055 %.
         assert!(rel(g, m).abs() < 0.003, "{what}: sim {g} vs model {m}");
     }
 }

@@ -118,10 +118,10 @@ pub struct RadioSpec {
     /// this much weaker.
     pub capture_db: f64,
     pub standard: Standard,
-    /// Default: 2 Mb/s (DSSS, as Fu and Lee) or 54 Mb/s (OFDM).
+    /// Default: 2 Mb/s (DSSS, as Fu and Lee) or 54 Mb/s (OFDM, ERP, ns2_g).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_rate_mbps: Option<f64>,
-    /// Rate of RTS/CTS/ACK. Default: 1 Mb/s (DSSS) or 6 Mb/s (OFDM).
+    /// Rate of RTS/CTS/ACK. Default: 1 Mb/s (DSSS, ns2_g) or 6 Mb/s (OFDM, ERP).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub basic_rate_mbps: Option<f64>,
     /// Two-ray ground parameters (ns-2 defaults).
@@ -158,7 +158,8 @@ pub struct MacSpec {
     /// Interface queue limit in packets, ns-2 semantics: `queue_limit - 1`
     /// wait in the queue and one more is held by the MAC.
     pub queue_limit: u32,
-    /// Contention window bounds (default from the standard: 31/1023 DSSS, 15/1023 OFDM).
+    /// Contention window bounds (default from the standard: 31/1023 DSSS and
+    /// ns2_g, 15/1023 OFDM and ERP).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cw_min: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -393,6 +394,8 @@ impl Standard {
         match self {
             Standard::Dsss => "dsss",
             Standard::Ofdm => "ofdm",
+            Standard::Erp => "erp",
+            Standard::Ns2G => "ns2_g",
         }
     }
 }

@@ -215,10 +215,7 @@ fn resolve_radio(r: &mut RadioSpec) -> R<()> {
         ));
     }
     non_negative("radio.capture_db", r.capture_db, "dB")?;
-    let (d, b) = match r.standard {
-        Standard::Dsss => (2.0, 1.0),
-        Standard::Ofdm => (54.0, 6.0),
-    };
+    let (d, b) = r.standard.default_rates_mbps();
     let data = *r.data_rate_mbps.get_or_insert(d);
     let basic = *r.basic_rate_mbps.get_or_insert(b);
     let rates = r.standard.rates_mbps();
@@ -252,10 +249,7 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
         ));
     }
     int_range("mac.queue_limit", m.queue_limit as u64, 2, 10_000_000)?;
-    let (lo, hi) = match std {
-        Standard::Dsss => (31, 1023),
-        Standard::Ofdm => (15, 1023),
-    };
+    let (lo, hi) = std.cw_bounds();
     let cw_min = *m.cw_min.get_or_insert(lo);
     let cw_max = *m.cw_max.get_or_insert(hi);
     int_range("mac.cw_min", cw_min as u64, 1, 1_000_000)?;
