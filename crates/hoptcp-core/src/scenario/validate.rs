@@ -43,7 +43,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     resolve_mac(&mut sc.mac, sc.radio.standard)?;
     int_range("ip.ttl", sc.ip.ttl as u64, 1, 255)?;
     non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;
-    resolve_tcp(&sc.tcp)?;
+    resolve_tcp(&mut sc.tcp, &sc.flows)?;
     for (i, f) in sc.flows.iter_mut().enumerate() {
         resolve_flow(&format!("flows.{i}"), f, sc.duration_s)?;
     }
@@ -260,7 +260,7 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
     Ok(())
 }
 
-fn resolve_tcp(t: &TcpSpec) -> R<()> {
+fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec]) -> R<()> {
     int_range("tcp.payload_bytes", t.payload_bytes as u64, 1, 65_495)?;
     int_range("tcp.max_window", t.max_window as u64, 1, 1_000_000)?;
     positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
@@ -276,6 +276,29 @@ fn resolve_tcp(t: &TcpSpec) -> R<()> {
             t.vegas_beta,
             format!("must be a number at least tcp.vegas_alpha = {}", t.vegas_alpha),
         ));
+    }
+    let uses_ap = t.variant == TcpVariantSpec::TcpAp || flows.iter().any(|f| f.variant == Some(TcpVariantSpec::TcpAp));
+    match (uses_ap, t.ap.as_ref()) {
+        (false, Some(_)) => {
+            return Err(ScenarioError::new(
+                "tcp.ap",
+                "`tcp.ap` configures TCP-AP, but no flow uses it: set tcp.variant = \"tcp_ap\" (or a flow's variant)",
+            ))
+        }
+        (true, ap) => {
+            let r = ap.cloned().unwrap_or_default().resolved();
+            let a = r.alpha.unwrap();
+            if !(a.is_finite() && (0.0..1.0).contains(&a)) {
+                return Err(ScenarioError::value("tcp.ap.alpha", a, "must be in [0, 1) (the paper's 0.7)"));
+            }
+            int_range("tcp.ap.hop_factor", r.hop_factor.unwrap() as u64, 1, 1000)?;
+            int_range("tcp.ap.history", r.history.unwrap() as u64, 2, 100_000)?;
+            int_range("tcp.ap.overhead_bytes", r.overhead_bytes.unwrap() as u64, 0, 100_000)?;
+            non_negative("tcp.ap.delay_bound_s", r.delay_bound_s.unwrap(), "seconds; 0 = no bound")?;
+            non_negative("tcp.ap.initial_interval_s", r.initial_interval_s.unwrap(), "seconds; 0 = unpaced")?;
+            t.ap = Some(r);
+        }
+        (false, None) => {}
     }
     Ok(())
 }

@@ -145,15 +145,17 @@ impl FlowStats {
     }
 }
 
-/// A TCP connection set up from the flow's resolved TCP settings.
-fn tcp_flow(f: &FlowPlan, seed: u64) -> TcpFlow {
+/// A TCP connection set up from the flow's resolved TCP settings; TCP-AP
+/// paces for a wireless link of `link_rate_bps`.
+fn tcp_flow(f: &FlowPlan, seed: u64, link_rate_bps: f64) -> TcpFlow {
     let t = &f.tcp;
     let cfg = TcpConfig {
         variant: match t.variant {
-            TcpVariantSpec::Newreno => Variant::NewReno,
+            TcpVariantSpec::Newreno | TcpVariantSpec::TcpAp => Variant::NewReno,
             TcpVariantSpec::Reno => Variant::Reno,
             TcpVariantSpec::Vegas => Variant::Vegas,
         },
+        pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.ap.clone().unwrap_or_default().config(link_rate_bps)),
         payload_bytes: t.payload_bytes,
         max_window: t.max_window,
         initial_window: t.initial_window,
@@ -241,7 +243,7 @@ impl Simulation {
                     let rng = RngStream::new(seed, f.id as u64, StreamPurpose::AppTraffic);
                     Cbr::new(f.rate_bps, f.packet_bytes, f.start, f.stop, f.jitter, rng)
                 }),
-                tcp: (f.transport == TransportKind::Tcp).then(|| tcp_flow(f, seed)),
+                tcp: (f.transport == TransportKind::Tcp).then(|| tcp_flow(f, seed, timing.data_rate_bps)),
                 stats: FlowStats::default(),
             })
             .collect();
@@ -527,7 +529,9 @@ impl Simulation {
                 let Some(t) = f.tcp.as_mut() else { return };
                 if pk.reverse {
                     if !t.stopped {
-                        t.sender.on_segment(now, &seg);
+                        // Hops travelled, from the TTL (decremented at each forwarder).
+                        let hops = (self.ttl - pk.ttl) as u32 + 1;
+                        t.sender.on_segment_via(now, &seg, hops);
                     }
                 } else {
                     let before = t.receiver.stats();

@@ -7,6 +7,7 @@ use crate::engine::time::to_secs;
 use crate::mac::MacCounters;
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
+use crate::transport::TcpApStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -71,6 +72,10 @@ pub struct TcpFlowReport {
     pub ecn_reductions: u64,
     /// ACKs sent by the receiver.
     pub acks_sent: u64,
+    /// TCP-AP (variant "tcp_ap"): the pacing rate, FHD^, the variation
+    /// term and the pacing queue's delays.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<TcpApStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -195,6 +200,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                         fast_retransmits: s.fast_retransmits,
                         ecn_reductions: s.ecn_reductions,
                         acks_sent: t.receiver.stats().acks_sent,
+                        pacing: s.pacing,
                     }
                 }),
             }
