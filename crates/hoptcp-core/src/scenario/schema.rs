@@ -386,6 +386,8 @@ pub enum AppKind {
     Cbr,
     /// Always-backlogged bulk transfer (TCP).
     Ftp,
+    /// HTTP-like pages with think times (TCP).
+    Http,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -410,6 +412,14 @@ pub struct FlowSpec {
     pub start_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_s: Option<f64>,
+    /// HTTP: mean page size (bytes; default 30 000), Pareto shape of the
+    /// page sizes (default 1.5), mean exponential think time (s; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_page_bytes: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_shape: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_think_s: Option<f64>,
     /// Explicit route: node ids from src to dst, each within range of the next.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<Vec<u32>>,
@@ -444,6 +454,12 @@ pub struct RandomFlowsSpec {
     pub packet_bytes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_page_bytes: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_shape: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_think_s: Option<f64>,
     #[serde(default)]
     pub start_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -470,6 +486,9 @@ impl RandomFlowsSpec {
             rate_bps: self.rate_bps,
             packet_bytes: self.packet_bytes,
             jitter: self.jitter,
+            mean_page_bytes: self.mean_page_bytes,
+            page_shape: self.page_shape,
+            mean_think_s: self.mean_think_s,
             start_s: self.start_s,
             stop_s: self.stop_s,
             route: None,

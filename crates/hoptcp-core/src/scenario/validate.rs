@@ -54,6 +54,9 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         rf.app = as_flow.app;
         rf.packet_bytes = as_flow.packet_bytes;
         rf.jitter = as_flow.jitter;
+        rf.mean_page_bytes = as_flow.mean_page_bytes;
+        rf.page_shape = as_flow.page_shape;
+        rf.mean_think_s = as_flow.mean_think_s;
         rf.min_hops = Some(rf.min_hops.unwrap_or(1));
         int_range("random_flows.min_hops", rf.min_hops.unwrap() as u64, 1, 1_000_000)?;
         if let Some(mx) = rf.max_hops {
@@ -308,13 +311,14 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
         (TransportKind::Udp, None) => AppKind::Cbr,
         (TransportKind::Tcp, None) => AppKind::Ftp,
         (TransportKind::Udp, Some(AppKind::Cbr)) => AppKind::Cbr,
-        (TransportKind::Tcp, Some(AppKind::Ftp)) => AppKind::Ftp,
+        (TransportKind::Tcp, Some(a @ (AppKind::Ftp | AppKind::Http))) => a,
         (TransportKind::Udp, Some(a)) | (TransportKind::Tcp, Some(a)) => {
-            let (t, ok) = if f.transport == TransportKind::Udp { ("udp", "cbr") } else { ("tcp", "ftp") };
+            let (t, ok) =
+                if f.transport == TransportKind::Udp { ("udp", "\"cbr\"") } else { ("tcp", "\"ftp\" or \"http\"") };
             return Err(ScenarioError::value(
                 &format!("{key}.app"),
                 format!("\"{}\"", app_name(a)),
-                format!("transport = \"{t}\" supports app = \"{ok}\""),
+                format!("transport = \"{t}\" supports app = {ok}"),
             ));
         }
     };
@@ -342,6 +346,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
     if let Some(c) = f.count {
         int_range(&format!("{key}.count"), c as u64, 1, 1_000_000)?;
     }
+    resolve_http(key, f, app)?;
     match f.transport {
         TransportKind::Udp => {
             let rate = f.rate_bps.ok_or_else(|| {
@@ -408,9 +413,40 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
     Ok(())
 }
 
+/// HTTP keys: allowed only with app = "http", defaults filled there.
+fn resolve_http(key: &str, f: &mut FlowSpec, app: AppKind) -> R<()> {
+    if app != AppKind::Http {
+        for (k, set) in [
+            ("mean_page_bytes", f.mean_page_bytes.is_some()),
+            ("page_shape", f.page_shape.is_some()),
+            ("mean_think_s", f.mean_think_s.is_some()),
+        ] {
+            if set {
+                return Err(ScenarioError::new(
+                    format!("{key}.{k}"),
+                    format!("`{key}.{k}` applies to HTTP flows only; this flow has app = \"{}\"", app_name(app)),
+                ));
+            }
+        }
+        return Ok(());
+    }
+    positive(&format!("{key}.mean_page_bytes"), *f.mean_page_bytes.get_or_insert(30_000.0), "bytes")?;
+    let shape = *f.page_shape.get_or_insert(1.5);
+    if !(shape.is_finite() && shape > 1.0) {
+        return Err(ScenarioError::value(
+            &format!("{key}.page_shape"),
+            shape,
+            "must be a number above 1 (a Pareto shape with a finite mean; the paper's is 1.5)",
+        ));
+    }
+    non_negative(&format!("{key}.mean_think_s"), *f.mean_think_s.get_or_insert(1.0), "seconds")?;
+    Ok(())
+}
+
 pub fn app_name(a: AppKind) -> &'static str {
     match a {
         AppKind::Cbr => "cbr",
         AppKind::Ftp => "ftp",
+        AppKind::Http => "http",
     }
 }

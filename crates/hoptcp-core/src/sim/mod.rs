@@ -10,6 +10,7 @@ mod node_ctx;
 pub mod report;
 
 use crate::app::cbr::Cbr;
+use crate::app::http::Http;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
 use crate::mac::{Dcf, Frame, MacParams, MacTimer, Outgoing, Timing};
@@ -63,6 +64,10 @@ pub(crate) enum Ev {
     FlowStop {
         flow: u32,
     },
+    /// An HTTP flow's think time is over: the next page starts.
+    HttpPage {
+        flow: u32,
+    },
     /// A TCP sender (side 0) or receiver (side 1) timer.
     Tcp {
         flow: u32,
@@ -105,6 +110,7 @@ pub(crate) struct Flow {
     pub plan: FlowPlan,
     pub cbr: Option<Cbr>,
     pub tcp: Option<TcpFlow>,
+    pub http: Option<Http>,
     pub stats: FlowStats,
 }
 
@@ -244,6 +250,7 @@ impl Simulation {
                     Cbr::new(f.rate_bps, f.packet_bytes, f.start, f.stop, f.jitter, rng)
                 }),
                 tcp: (f.transport == TransportKind::Tcp).then(|| tcp_flow(f, seed, timing.data_rate_bps)),
+                http: f.http.map(|p| Http::new(p, RngStream::new(seed, f.id as u64, StreamPurpose::Http))),
                 stats: FlowStats::default(),
             })
             .collect();
@@ -370,10 +377,15 @@ impl Simulation {
             Ev::LlDown { node, pkt } => self.enqueue(now, node, pkt),
             Ev::LlUp { node, pkt } => self.net_receive(now, node, pkt),
             Ev::App { flow } => self.cbr_tick(now, flow),
-            Ev::FlowStart { flow } => {
-                if let Some(t) = self.flows[flow as usize].tcp.as_mut() {
-                    t.sender.add_data(now, crate::app::FTP_BACKLOG);
+            Ev::FlowStart { flow } | Ev::HttpPage { flow } => {
+                let f = &mut self.flows[flow as usize];
+                let Some(t) = f.tcp.as_mut() else { return };
+                if t.stopped {
+                    return;
                 }
+                // FTP: an infinite backlog; HTTP: the next page.
+                let packets = f.http.as_mut().map_or(crate::app::FTP_BACKLOG, |h| h.start_page(now));
+                t.sender.add_data(now, packets);
                 self.pump_tcp(now, flow);
             }
             Ev::FlowStop { flow } => {
@@ -532,6 +544,11 @@ impl Simulation {
                         // Hops travelled, from the TTL (decremented at each forwarder).
                         let hops = (self.ttl - pk.ttl) as u32 + 1;
                         t.sender.on_segment_via(now, &seg, hops);
+                        if let Some(h) = f.http.as_mut().filter(|_| t.sender.all_acked()) {
+                            if let Some(next) = h.page_done(now) {
+                                self.q.schedule_at(next, Ev::HttpPage { flow: pk.flow });
+                            }
+                        }
                     }
                 } else {
                     let before = t.receiver.stats();

@@ -3,6 +3,7 @@
 //! scenario and the seed.
 
 use super::Simulation;
+use crate::app::http::{Http, HttpStats};
 use crate::engine::time::to_secs;
 use crate::mac::MacCounters;
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
@@ -54,6 +55,10 @@ pub struct FlowReport {
     pub batch_goodput_bps: Option<Vec<f64>>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpFlowReport>,
+    /// app = "http": pages started and completed, their sizes, transfer
+    /// times and per-page goodput.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpStats>,
 }
 
 /// TCP sender statistics of a flow.
@@ -169,6 +174,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 app: match f.plan.app {
                     AppKind::Cbr => "cbr",
                     AppKind::Ftp => "ftp",
+                    AppKind::Http => "http",
                 },
                 hops: (f.plan.path.len() - 1) as u32,
                 packets_sent: f.stats.packets_sent,
@@ -203,6 +209,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                         pacing: s.pacing,
                     }
                 }),
+                http: f.http.as_ref().map(Http::stats),
             }
         })
         .collect();
