@@ -515,6 +515,17 @@ pub struct StatsSpec {
     /// batches of this many delivered packets (`batch_goodput_bps`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch_packets: Option<u32>,
+    /// Batch means as a stop rule: run until all flows together have
+    /// delivered `batches` × `batch_packets` packets (or duration_s), and
+    /// report means with confidence intervals (`batch_means`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batches: Option<u32>,
+    /// Batches discarded as the initial transient (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_discard: Option<u32>,
+    /// Confidence level of the intervals (default 0.95).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_confidence: Option<f64>,
 }
 
 impl Standard {

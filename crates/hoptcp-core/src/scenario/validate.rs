@@ -82,6 +82,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     if let Some(k) = sc.stats.batch_packets {
         int_range("stats.batch_packets", k as u64, 1, 1_000_000_000)?;
     }
+    resolve_batches(&mut sc.stats)?;
     if sc.stats.warmup_s >= sc.duration_s {
         return Err(ScenarioError::value(
             "stats.warmup_s",
@@ -90,6 +91,38 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         ));
     }
     Ok(sc)
+}
+
+/// The batch-means stop rule: `batches` needs `batch_packets`; the discard
+/// count and confidence level default to the paper's 1 and 95 %.
+fn resolve_batches(s: &mut StatsSpec) -> R<()> {
+    let Some(n) = s.batches else {
+        for (k, set) in
+            [("batch_discard", s.batch_discard.is_some()), ("batch_confidence", s.batch_confidence.is_some())]
+        {
+            if set {
+                return Err(ScenarioError::new(
+                    format!("stats.{k}"),
+                    format!("`stats.{k}` applies to the batch-means stop rule: set stats.batches too"),
+                ));
+            }
+        }
+        return Ok(());
+    };
+    if s.batch_packets.is_none() {
+        return Err(ScenarioError::new(
+            "stats.batches",
+            "`stats.batches` needs `stats.batch_packets` (the delivered packets per batch)",
+        ));
+    }
+    let d = *s.batch_discard.get_or_insert(1);
+    int_range("stats.batch_discard", d as u64, 0, 1_000_000)?;
+    int_range("stats.batches", n as u64, d as u64 + 1, 1_000_000)?;
+    let c = *s.batch_confidence.get_or_insert(0.95);
+    if !(c.is_finite() && c > 0.0 && c < 1.0) {
+        return Err(ScenarioError::value("stats.batch_confidence", c, "must be in (0, 1), e.g. 0.95"));
+    }
+    Ok(())
 }
 
 fn resolve_topology(t: &mut TopologySpec) -> R<()> {

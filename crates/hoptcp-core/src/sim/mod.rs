@@ -18,6 +18,7 @@ use crate::net::{Body, DropCause, Ecn, IfQueue, Packet, Slab};
 use crate::phy::Channel;
 use crate::scenario::schema::{AppKind, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
+use crate::stats::batch_means::BatchMeans;
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
@@ -209,6 +210,10 @@ pub struct Simulation {
     warmup: Time,
     series_interval: Option<Time>,
     batch_packets: Option<u32>,
+    /// The batch-means stop rule (`stats.batches`).
+    batch_means: Option<BatchMeans>,
+    /// When the stop rule ended the run.
+    stopped_at: Option<Time>,
     next_uid: u64,
     plan_seed: u64,
     duration_s: f64,
@@ -269,11 +274,24 @@ impl Simulation {
             warmup: from_secs(sc.stats.warmup_s),
             series_interval: sc.stats.throughput_interval_s.map(from_secs),
             batch_packets: sc.stats.batch_packets,
+            batch_means: None,
+            stopped_at: None,
             next_uid: 0,
             plan_seed: seed,
             duration_s: sc.duration_s,
             trace: None,
         };
+        if let (Some(n), Some(k)) = (sc.stats.batches, sc.stats.batch_packets) {
+            let start = sim.flows.iter().map(|f| f.plan.start).min().unwrap_or(0);
+            sim.batch_means = Some(BatchMeans::new(
+                k,
+                n,
+                sc.stats.batch_discard.unwrap_or(1),
+                sc.stats.batch_confidence.unwrap_or(0.95),
+                sim.flows.len(),
+                start,
+            ));
+        }
         for (i, f) in sim.flows.iter().enumerate() {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {
                 sim.q.schedule_at(t, Ev::App { flow: i as u32 });
@@ -528,6 +546,22 @@ impl Simulation {
 
     /// A packet reached its destination node.
     fn deliver(&mut self, now: Time, pk: Packet) {
+        let flow = pk.flow as usize;
+        let delivered_before = self.flows[flow].stats.packets_delivered;
+        self.deliver_to_flow(now, pk);
+        let delivered = self.flows[flow].stats.packets_delivered - delivered_before;
+        if let Some(bm) = self.batch_means.as_mut().filter(|_| delivered > 0) {
+            let flows = &self.flows;
+            if bm.on_delivered(now, delivered, |i| flows[i].stats.bytes_delivered) && self.stopped_at.is_none() {
+                // All batches done: the run ends once the events of this
+                // instant have run.
+                self.stopped_at = Some(now);
+                self.end = now;
+            }
+        }
+    }
+
+    fn deliver_to_flow(&mut self, now: Time, pk: Packet) {
         let (warmup, interval, batch) = (self.warmup, self.series_interval, self.batch_packets);
         let f = &mut self.flows[pk.flow as usize];
         match pk.body {

@@ -8,6 +8,7 @@ use crate::engine::time::to_secs;
 use crate::mac::MacCounters;
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
+use crate::stats::batch_means::BatchMeansReport;
 use crate::transport::TcpApStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -32,6 +33,10 @@ pub struct RunReport {
     pub aggregate_goodput_bps: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<SeriesReport>,
+    /// With `stats.batches`: batch means and confidence intervals of the
+    /// aggregate goodput, Jain's index and each flow's goodput.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_means: Option<BatchMeansReport>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -161,7 +166,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         .iter()
         .map(|f| {
             let from = f.plan.start.max(warmup);
-            let to = f.plan.stop.max(from);
+            let to = f.plan.stop.min(end).max(from);
             let secs = to_secs(to - from);
             FlowReport {
                 id: f.plan.id,
@@ -239,7 +244,8 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
     RunReport {
         hoptcp_version: VERSION,
         seed: sim.plan_seed,
-        duration_s: sim.duration_s,
+        // The simulated time: shorter when the batch-means rule stopped the run.
+        duration_s: if sim.stopped_at.is_some() { to_secs(end) } else { sim.duration_s },
         events: sim.q.events_processed(),
         wall_time_s,
         flows,
@@ -248,5 +254,9 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         fairness_jain,
         aggregate_goodput_bps: sum,
         series,
+        batch_means: sim.batch_means.as_ref().map(|bm| {
+            let ids: Vec<u32> = sim.flows.iter().map(|f| f.plan.id).collect();
+            bm.report(&ids, end)
+        }),
     }
 }
