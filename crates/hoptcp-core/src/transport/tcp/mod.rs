@@ -31,4 +31,4 @@ pub use config::{TcpConfig, Variant};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use segment::TcpSegment;
 pub use sender::{TcpSender, TcpSenderStats};
-pub use tcp_ap::{RateEstimator, TcpAp, TcpApConfig, TcpApStats};
+pub use tcp_ap::{Pacer, RateEstimator, TcpAp, TcpApConfig, TcpApStats};

@@ -285,41 +285,132 @@ pub struct TcpApStats {
     pub stalls: u64,
 }
 
-/// The pacing stage of a TCP sender: a FIFO of packet numbers the window
-/// released, let out one per interval.
+/// A pacing queue: items wait in FIFO order and leave one per interval.
+/// The owner computes the interval (TCP-AP's estimate, or a gateway's
+/// throttled one) and passes it in; `T` is what waits (packet numbers at a
+/// TCP sender, packet handles at a gateway).
+#[derive(Clone, Debug)]
+pub struct Pacer<T> {
+    timer: PaceTimer,
+    /// Waiting items and when each entered.
+    fifo: VecDeque<(T, Time)>,
+    /// On demand: the earliest next release; free running: the next tick.
+    /// None: the next item leaves at once (and starts the ticks).
+    next: Option<Time>,
+    released: u64,
+    delay_sum: Time,
+    max_delay: Time,
+    max_queue: u32,
+}
+
+impl<T: Copy> Pacer<T> {
+    pub fn new(timer: PaceTimer) -> Self {
+        Pacer {
+            timer,
+            fifo: VecDeque::with_capacity(64),
+            next: None,
+            released: 0,
+            delay_sum: 0,
+            max_delay: 0,
+            max_queue: 0,
+        }
+    }
+
+    /// Free running: the ticks before `now` (spaced `interval`) found the
+    /// queue empty. Call before the interval changes.
+    pub fn advance(&mut self, now: Time, interval: Time) {
+        if self.timer == PaceTimer::FreeRunning {
+            if let Some(t) = self.next {
+                if interval == 0 {
+                    self.next = None;
+                } else if t < now {
+                    self.next = Some(t + (now - t).div_ceil(interval) * interval);
+                }
+            }
+        }
+    }
+
+    /// Queue `item` at `now`.
+    pub fn hold(&mut self, item: T, now: Time, interval: Time) {
+        self.advance(now, interval);
+        self.fifo.push_back((item, now));
+        self.max_queue = self.max_queue.max(self.fifo.len() as u32);
+    }
+
+    /// The item that may leave now, if any; the next one may leave
+    /// `interval` later (0: at once).
+    pub fn release(&mut self, now: Time, interval: Time) -> Option<T> {
+        if self.fifo.is_empty() {
+            return None;
+        }
+        self.advance(now, interval);
+        if self.next.is_some_and(|t| t > now) {
+            return None;
+        }
+        let (item, since) = self.fifo.pop_front().unwrap();
+        self.next = match (self.timer, interval) {
+            (_, 0) => None,
+            (PaceTimer::OnDemand, _) => Some(now + interval),
+            (PaceTimer::FreeRunning, _) => Some(self.next.unwrap_or(now) + interval),
+        };
+        let wait = now - since;
+        self.released += 1;
+        self.delay_sum += wait;
+        self.max_delay = self.max_delay.max(wait);
+        Some(item)
+    }
+
+    /// When the first waiting item may leave (0: now).
+    pub fn next_release(&self) -> Option<Time> {
+        (!self.fifo.is_empty()).then(|| self.next.unwrap_or(0))
+    }
+
+    /// Forget the waiting items and the release schedule; returns how many
+    /// were waiting.
+    pub fn reset(&mut self) -> usize {
+        let n = self.fifo.len();
+        self.fifo.clear();
+        self.next = None;
+        n
+    }
+
+    pub fn queued(&self) -> usize {
+        self.fifo.len()
+    }
+
+    /// Items released, their mean and maximum wait (s), the longest queue.
+    pub fn delays(&self) -> (u64, f64, f64, u32) {
+        let mean = if self.released > 0 { self.delay_sum as f64 * 1e-9 / self.released as f64 } else { 0.0 };
+        (self.released, mean, self.max_delay as f64 * 1e-9, self.max_queue)
+    }
+}
+
+/// The pacing stage of a TCP sender: the packet numbers the window
+/// released wait in a [`Pacer`] and leave one per interval.
 #[derive(Clone, Debug)]
 pub struct TcpAp {
     est: RateEstimator,
-    timer: PaceTimer,
+    pacer: Pacer<i64>,
     initial_interval: Option<Time>,
     dupack_flush: bool,
-    /// Waiting packets and when each entered.
-    fifo: VecDeque<(i64, Time)>,
-    /// On demand: the earliest next release; free running: the next tick.
-    /// None: the next packet leaves at once (and starts the ticks).
-    next: Option<Time>,
     /// After a timeout (or a flush) everything bypasses the pacer until the
     /// next ACK (ns-2 `ispaced_ = 0`).
     suspended: bool,
     /// ns-2 code: the pace timer was cancelled with nothing waiting.
     stalled: bool,
     stats: TcpApStats,
-    delay_sum: Time,
 }
 
 impl TcpAp {
     pub fn new(cfg: &TcpApConfig, payload_bytes: u32) -> Self {
         TcpAp {
             est: RateEstimator::new(cfg, payload_bytes),
-            timer: cfg.timer,
+            pacer: Pacer::new(cfg.timer),
             initial_interval: cfg.initial_interval,
             dupack_flush: cfg.dupack_flush,
-            fifo: VecDeque::with_capacity(64),
-            next: None,
             suspended: false,
             stalled: false,
             stats: TcpApStats::default(),
-            delay_sum: 0,
         }
     }
 
@@ -328,29 +419,15 @@ impl TcpAp {
         self.est.interval().or(self.initial_interval).unwrap_or(0)
     }
 
-    /// Free running: ticks up to `now` passed with nothing to send.
-    fn advance_ticks(&mut self, now: Time) {
-        if self.timer == PaceTimer::FreeRunning {
-            if let Some(t) = self.next {
-                let iv = self.interval();
-                if iv == 0 {
-                    self.next = None;
-                } else if t < now {
-                    self.next = Some(t + (now - t).div_ceil(iv) * iv);
-                }
-            }
-        }
-    }
-
     /// An ACK arrived: `rtt_s` is its RTT sample of the wireless part over
     /// `hops` hops (None when the ACK carries no usable timestamp).
     pub fn on_ack(&mut self, now: Time, rtt_s: Option<f64>, hops: u32) {
         // Ticks before now were scheduled with the old interval.
-        self.advance_ticks(now);
+        self.pacer.advance(now, self.interval());
         if self.suspended {
             self.suspended = false;
             self.stalled = false;
-            self.next = None;
+            self.pacer.reset();
         }
         if let Some(r) = rtt_s {
             self.est.on_rtt(r, hops);
@@ -364,10 +441,7 @@ impl TcpAp {
 
     /// The window allows packet `seq`: queue it for pacing.
     pub fn hold(&mut self, seq: i64, now: Time) {
-        // Ticks before now found the queue empty.
-        self.advance_ticks(now);
-        self.fifo.push_back((seq, now));
-        self.stats.max_queue = self.stats.max_queue.max(self.fifo.len() as u32);
+        self.pacer.hold(seq, now, self.interval());
     }
 
     /// A packet sent past the pacer (fast retransmission, or suspended).
@@ -377,33 +451,18 @@ impl TcpAp {
 
     /// The next packet the pacer lets out now, if any.
     pub fn release(&mut self, now: Time) -> Option<i64> {
-        if self.fifo.is_empty() || self.stalled {
+        if self.stalled {
             return None;
         }
-        self.advance_ticks(now);
-        if self.next.is_some_and(|t| t > now) {
-            return None;
-        }
-        let (seq, since) = self.fifo.pop_front().unwrap();
-        let iv = self.interval();
-        self.next = match (self.timer, iv) {
-            (_, 0) => None,
-            (PaceTimer::OnDemand, _) => Some(now + iv),
-            (PaceTimer::FreeRunning, _) => Some(self.next.unwrap_or(now) + iv),
-        };
-        let wait = now - since;
-        self.stats.paced_packets += 1;
-        self.delay_sum += wait;
-        self.stats.max_pacing_delay_s = self.stats.max_pacing_delay_s.max(wait as f64 * 1e-9);
-        Some(seq)
+        self.pacer.release(now, self.interval())
     }
 
     /// When a waiting packet will be let out.
     pub fn next_release(&self) -> Option<Time> {
-        if self.fifo.is_empty() || self.stalled || self.suspended {
+        if self.stalled || self.suspended {
             return None;
         }
-        Some(self.next.unwrap_or(0))
+        self.pacer.next_release()
     }
 
     /// A fast retransmission leaves now, past the pacer. The ns-2 code then
@@ -414,15 +473,13 @@ impl TcpAp {
         if !self.dupack_flush {
             return 0;
         }
-        if self.fifo.is_empty() {
+        if self.pacer.queued() == 0 {
             self.stalled = true;
             self.stats.stalls += 1;
             return 0;
         }
-        let n = self.fifo.len();
-        self.fifo.clear();
+        let n = self.pacer.reset();
         self.suspended = true;
-        self.next = None;
         self.stats.discarded_packets += n as u64;
         n
     }
@@ -430,15 +487,14 @@ impl TcpAp {
     /// A retransmission timeout: the queue is forgotten (go-back-N resends
     /// it) and pacing pauses until the next ACK.
     pub fn on_timeout(&mut self) {
-        self.fifo.clear();
+        self.pacer.reset();
         self.suspended = true;
         self.stalled = false;
-        self.next = None;
     }
 
     /// Packets waiting to be paced.
     pub fn queued(&self) -> usize {
-        self.fifo.len()
+        self.pacer.queued()
     }
 
     pub fn estimator(&self) -> &RateEstimator {
@@ -452,8 +508,7 @@ impl TcpAp {
         s.fhd_s = self.est.fhd_s();
         s.variation = self.est.variation();
         s.rate_samples = self.est.samples();
-        s.mean_pacing_delay_s =
-            if s.paced_packets > 0 { self.delay_sum as f64 * 1e-9 / s.paced_packets as f64 } else { 0.0 };
+        (s.paced_packets, s.mean_pacing_delay_s, s.max_pacing_delay_s, s.max_queue) = self.pacer.delays();
         s
     }
 }
