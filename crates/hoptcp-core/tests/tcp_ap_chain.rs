@@ -73,9 +73,13 @@ fn pacing_removes_the_losses_newreno_suffers() {
 #[test]
 fn tcp_ap_keys_are_validated_and_resolved() {
     let base = example("chain7.toml");
-    // [tcp.ap] without a TCP-AP flow is an error naming the key.
-    let e = hoptcp_core::scenario::parse(&base, &[("tcp.ap.alpha".into(), "0.5".into())]).unwrap_err();
-    assert_eq!(e.key, "tcp.ap");
+    // [tcp.ap] without a TCP-AP flow is checked, then left out of the
+    // resolved scenario (so tcp.variant can be swept).
+    let e = hoptcp_core::scenario::parse(&base, &[("tcp.ap.alpha".into(), "1.5".into())]).unwrap_err();
+    assert_eq!(e.key, "tcp.ap.alpha");
+    let unused = hoptcp_core::scenario::parse(&base, &[("tcp.ap.alpha".into(), "0.5".into())]).unwrap();
+    let plain = hoptcp_core::scenario::parse(&base, &[]).unwrap();
+    assert_eq!(hoptcp_core::scenario::canonical_json(&unused), hoptcp_core::scenario::canonical_json(&plain));
     let ok = |ov: &[(&str, &str)]| {
         let ov: Vec<(String, String)> = ov.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         hoptcp_core::scenario::parse(&base, &ov)
@@ -101,7 +105,6 @@ fn tcp_ap_keys_are_validated_and_resolved() {
     assert_eq!(json["dupack_flush"], true);
     assert_eq!(json.as_object().unwrap().len(), 12, "{json}");
     // A scenario without TCP-AP has no `ap` in its canonical form.
-    let plain = hoptcp_core::scenario::parse(&base, &[]).unwrap();
     assert!(!hoptcp_core::scenario::canonical_json(&plain).contains("\"ap\""));
     // A flow may use TCP-AP on its own.
     let sc = ok(&[("flows.0.variant", "tcp_ap")]).unwrap();

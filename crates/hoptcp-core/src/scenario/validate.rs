@@ -314,27 +314,20 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec]) -> R<()> {
         ));
     }
     let uses_ap = t.variant == TcpVariantSpec::TcpAp || flows.iter().any(|f| f.variant == Some(TcpVariantSpec::TcpAp));
-    match (uses_ap, t.ap.as_ref()) {
-        (false, Some(_)) => {
-            return Err(ScenarioError::new(
-                "tcp.ap",
-                "`tcp.ap` configures TCP-AP, but no flow uses it: set tcp.variant = \"tcp_ap\" (or a flow's variant)",
-            ))
+    // [tcp.ap] is checked even when no flow uses TCP-AP, then dropped, so
+    // that tcp.variant can be swept over a scenario that configures it.
+    if uses_ap || t.ap.is_some() {
+        let r = t.ap.clone().unwrap_or_default().resolved();
+        let a = r.alpha.unwrap();
+        if !(a.is_finite() && (0.0..1.0).contains(&a)) {
+            return Err(ScenarioError::value("tcp.ap.alpha", a, "must be in [0, 1) (the paper's 0.7)"));
         }
-        (true, ap) => {
-            let r = ap.cloned().unwrap_or_default().resolved();
-            let a = r.alpha.unwrap();
-            if !(a.is_finite() && (0.0..1.0).contains(&a)) {
-                return Err(ScenarioError::value("tcp.ap.alpha", a, "must be in [0, 1) (the paper's 0.7)"));
-            }
-            int_range("tcp.ap.hop_factor", r.hop_factor.unwrap() as u64, 1, 1000)?;
-            int_range("tcp.ap.history", r.history.unwrap() as u64, 2, 100_000)?;
-            int_range("tcp.ap.overhead_bytes", r.overhead_bytes.unwrap() as u64, 0, 100_000)?;
-            non_negative("tcp.ap.delay_bound_s", r.delay_bound_s.unwrap(), "seconds; 0 = no bound")?;
-            non_negative("tcp.ap.initial_interval_s", r.initial_interval_s.unwrap(), "seconds; 0 = unpaced")?;
-            t.ap = Some(r);
-        }
-        (false, None) => {}
+        int_range("tcp.ap.hop_factor", r.hop_factor.unwrap() as u64, 1, 1000)?;
+        int_range("tcp.ap.history", r.history.unwrap() as u64, 2, 100_000)?;
+        int_range("tcp.ap.overhead_bytes", r.overhead_bytes.unwrap() as u64, 0, 100_000)?;
+        non_negative("tcp.ap.delay_bound_s", r.delay_bound_s.unwrap(), "seconds; 0 = no bound")?;
+        non_negative("tcp.ap.initial_interval_s", r.initial_interval_s.unwrap(), "seconds; 0 = unpaced")?;
+        t.ap = uses_ap.then_some(r);
     }
     Ok(())
 }
