@@ -188,14 +188,18 @@ class RunResult:
         return "\n".join(lines)
 
 
-def drop_rows(drops: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+def drop_rows(drops: Mapping[str, Any], nonzero: bool = False) -> list[tuple[str, str, Any]]:
     """(cause, kind, count) rows; kind "all" holds each cause's total (the
-    core's "total" entry is the sum over causes and is not repeated here)."""
+    core's "total" entry is the sum over causes and is not repeated here).
+    With ``nonzero``, causes that dropped nothing in this run are left out."""
     rows = [(c, "all", n) for c, n in drops.items() if c not in ("by_kind", "total") and _is_scalar(n)]
     for kind, causes in (drops.get("by_kind") or {}).items():
         for c, n in (causes or {}).items():
             if _is_scalar(n):
                 rows.append((c, kind, n))
+    if nonzero:
+        used = {c for c, _, n in rows if n}
+        rows = [r for r in rows if r[0] in used]
     return rows
 
 

@@ -21,6 +21,7 @@ use crate::scenario::{FlowPlan, Plan};
 use crate::stats::batch_means::BatchMeans;
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
+use crate::stats::pcap::FlowInfo;
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
 pub use report::RunReport;
 
@@ -306,13 +307,18 @@ impl Simulation {
         sim
     }
 
-    /// Write every frame put on the air to a pcap file.
+    /// Write a pcapng trace: per node, the frames it sent and received.
     pub fn trace_to(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| match f.tcp {
+                Some(_) => FlowInfo { mss: f.plan.tcp.payload_bytes, syn: TcpConfig::default().syn },
+                None => FlowInfo { mss: 1, syn: false },
+            })
+            .collect();
         self.trace = Some(Trace {
-            pcap: crate::stats::pcap::PcapTrace::create(
-                path,
-                self.flows.iter().map(|f| if f.tcp.is_some() { f.plan.tcp.payload_bytes } else { 1 }).collect(),
-            )?,
+            pcap: crate::stats::pcap::PcapTrace::create(path, self.nodes.len() as u32, flows)?,
             data_rate_bps: self.p.timing.data_rate_bps,
             basic_rate_bps: self.p.timing.basic_rate_bps,
             standard: self.p.timing.standard,
