@@ -174,3 +174,35 @@ fn other_rates_formats_and_sizes_match_the_model() {
         assert!(rel(g, m).abs() < 0.003, "{what}: sim {g} vs model {m}");
     }
 }
+
+#[test]
+fn ns2_timing_at_2_11_and_54_mbps_matches_ns2_35() {
+    // validation/ns2/timing: ns-2.35 itself (single-hop.tcl, results.txt)
+    // on one saturated hop with 1460-byte IP packets, 1 Mb/s basic rate.
+    // ns-2 times "54Mb" with the DSSS PLCP and 802.11b MAC timing: hoptcp's
+    // "ns2_g". Packets/s within 0.3 % (both runs carry 0.06 % of backoff noise).
+    let path = manifest_dir().join("../../validation/ns2/timing/results.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut cases = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let (data, basic) = (w[0].trim_end_matches("Mb"), w[1].trim_end_matches("Mb"));
+        let ns2_per_s: f64 = w[5].parse().unwrap();
+        let standard = if data == "54" { "ns2_g" } else { "dsss" };
+        let toml = format!(
+            "duration_s = 60\nseed = 1\n[topology]\nkind = \"chain\"\nhops = 1\nspacing_m = 200\n\
+             [radio]\nstandard = \"{standard}\"\ndata_rate_mbps = {data}\nbasic_rate_mbps = {basic}\n\
+             [stats]\nwarmup_s = 1\n{}",
+            cbr(0, 1, 1e8, 1432)
+        );
+        let r = run(&toml, &[]);
+        let per_s = r.flows[0].goodput_bps / (1432.0 * 8.0);
+        println!(
+            "{standard} {data}/{basic} Mb/s: hoptcp {per_s:.2} packets/s, ns-2.35 {ns2_per_s:.2} ({:+.3} %)",
+            100.0 * rel(per_s, ns2_per_s)
+        );
+        assert!(rel(per_s, ns2_per_s).abs() < 0.003, "{line}: hoptcp {per_s}");
+        cases += 1;
+    }
+    assert_eq!(cases, 3);
+}

@@ -19,9 +19,9 @@ use crate::phy::Channel;
 use crate::scenario::schema::{AppKind, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
 use crate::stats::batch_means::BatchMeans;
+use crate::stats::pcap::FlowInfo;
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
-use crate::stats::pcap::FlowInfo;
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
 pub use report::RunReport;
 
