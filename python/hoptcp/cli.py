@@ -279,6 +279,25 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
         con.print("Drops by cause: none\n")
     con.print(f"aggregate goodput [bold]{_fmt((s['aggregate_goodput_bps'] or 0) / 1e3)} kb/s[/bold]   "
               f"Jain fairness [bold]{_fmt(s['fairness_jain'])}[/bold]   drops {_fmt(s['drops'])}")
+    for f in flows:
+        if f.get("pacing"):
+            p = f["pacing"]
+            con.print(f"flow {f.get('id')} TCP-AP: rate {_fmt(p.get('rate_pps'))} pkt/s, FHD^ "
+                      f"{_fmt((p.get('fhd_s') or 0) * 1e3)} ms, variation {_fmt(p.get('variation'))}, "
+                      f"mean pacing delay {_fmt((p.get('mean_pacing_delay_s') or 0) * 1e3)} ms")
+        if f.get("http"):
+            h = f["http"]
+            con.print(f"flow {f.get('id')} HTTP: {h.get('pages_completed')} pages, mean transfer "
+                      f"{_fmt((h.get('mean_page_time_s') or 0) * 1e3)} ms, mean page goodput "
+                      f"{_fmt((h.get('mean_page_goodput_bps') or 0) / 1e3)} kb/s")
+    bm = raw.get("batch_means")
+    if bm:
+        agg, jain = bm["aggregate_goodput_bps"], bm["fairness_jain"]
+        ci = f" ± {_fmt((agg.get('ci') or 0) / 1e3)}" if agg.get("ci") is not None else ""
+        state = "complete" if bm.get("complete") else "incomplete: duration_s reached first"
+        con.print(f"batch means ({bm['completed']} of {bm['batches']} batches of {bm['batch_packets']} packets, "
+                  f"{bm['discarded']} discarded, {state}): aggregate [bold]{_fmt((agg.get('mean') or 0) / 1e3)}"
+                  f"{ci} kb/s[/bold]   Jain {_fmt(jain.get('mean'))}   stopped at {_fmt(bm.get('end_s'))} s")
     if pcap:
         con.print(f"packet trace written to {pcap}")
 
@@ -602,7 +621,8 @@ _mac_model_options = [
                  help="RTS/CTS before DATA (ns-2 default) or basic access."),
     click.option("--transport", type=click.Choice(["udp", "tcp"]), default=None,
                  help="Headers on the payload: UDP/IP 28 B or TCP/IP 40 B."),
-    click.option("--standard", type=click.Choice(["dsss", "ofdm"]), default=None, help="PHY timing set."),
+    click.option("--standard", type=click.Choice(["dsss", "ofdm", "erp", "ns2_g"]), default=None,
+                 help="PHY timing set: 802.11b as ns-2, 802.11a, 802.11g ERP, or ns-2's 802.11g."),
 ]
 
 

@@ -6,7 +6,9 @@ pandas is imported only when a table is asked for, so the CLI's ``run`` stays fa
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from .errors import SpecError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -151,6 +153,23 @@ class RunResult:
         return pd.DataFrame(rows, columns=["flow", "window", "seconds"])
 
     @property
+    def batch_means(self) -> pd.DataFrame:
+        """Batch-means estimates of a run with ``stats.batches``: one row per
+        measure (``aggregate_goodput_bps``, ``fairness_jain``,
+        ``flow.<id>.goodput_bps``) with ``mean``, ``ci`` (half-width at
+        ``batch_means.confidence``) and ``batches`` (how many were kept)."""
+        import pandas as pd
+
+        bm = self.raw.get("batch_means")
+        if not bm:
+            raise SpecError("this run has no batch_means: set stats.batches = N and stats.batch_packets = k")
+        kept = max(int(bm.get("completed", 0)) - int(bm.get("discarded", 0)), 0)
+        named = [("aggregate_goodput_bps", bm["aggregate_goodput_bps"]), ("fairness_jain", bm["fairness_jain"])]
+        named += [(f"flow.{f['id']}.goodput_bps", f["goodput_bps"]) for f in bm.get("flows", [])]
+        rows = [{"measure": n, "mean": e.get("mean"), "ci": e.get("ci"), "batches": kept} for n, e in named]
+        return pd.DataFrame(rows, columns=["measure", "mean", "ci", "batches"]).set_index("measure")
+
+    @property
     def series(self) -> "pd.DataFrame":
         """Per-interval goodput (when the scenario asked for a series): time_s, flow, goodput_bps,
         and with AODV route_breaks (breaks of the flow's packets in the interval)."""
@@ -207,7 +226,7 @@ def drop_rows(drops: Mapping[str, Any], nonzero: bool = False) -> list[tuple[str
     return rows
 
 
-def ordered_keys(records: list[Mapping[str, Any]], order: tuple[str, ...]) -> list[str]:
+def ordered_keys(records: Sequence[Mapping[str, Any]], order: tuple[str, ...]) -> list[str]:
     """Scalar keys of ``records``: those in ``order`` first, then any others as they come."""
     present = {k for r in records for k, v in r.items() if not isinstance(v, (list, dict))}
     keys = [k for k in order if k in present]
@@ -216,11 +235,23 @@ def ordered_keys(records: list[Mapping[str, Any]], order: tuple[str, ...]) -> li
     return keys
 
 
+def _flat_record(r: Mapping[str, Any]) -> dict[str, Any]:
+    """Scalars of a record; a nested object's scalars (a flow's ``pacing`` or
+    ``http``) become dotted keys (``pacing.rate_pps``). Lists are left out."""
+    out: dict[str, Any] = {}
+    for k, v in r.items():
+        if isinstance(v, Mapping):
+            out.update({f"{k}.{kk}": vv for kk, vv in v.items() if not isinstance(vv, (list, dict))})
+        elif not isinstance(v, list):
+            out[k] = v
+    return out
+
+
 def _records_frame(records: list[Mapping[str, Any]], order: tuple[str, ...]) -> "pd.DataFrame":
     import pandas as pd
 
-    rows = [{k: v for k, v in r.items() if not isinstance(v, (list, dict))} for r in records]
-    df = pd.DataFrame(rows, columns=(["id"] if any("id" in r for r in rows) else []) + ordered_keys(records, order))
+    rows = [_flat_record(r) for r in records]
+    df = pd.DataFrame(rows, columns=(["id"] if any("id" in r for r in rows) else []) + ordered_keys(rows, order))
     if "id" in df.columns:
         df = df.set_index("id")
     return df

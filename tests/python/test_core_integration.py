@@ -260,6 +260,75 @@ def test_batch_means_of_delivered_packet_batches(scenario_file):
         hoptcp.flow_batch_means(hoptcp.run(scenario_file, seed=3, duration_s=5))
 
 
+GAP_PARTS = """
+duration_s = 300
+seed = 2
+
+[topology]
+kind = "chain"
+hops = 4
+spacing_m = 200.0
+
+[radio]
+data_rate_mbps = 11.0
+
+[tcp]
+variant = "tcp_ap"
+max_window = 32
+
+[stats]
+batch_packets = 500
+batches = 11
+
+[[flows]]
+src = 0
+dst = 4
+transport = "tcp"
+app = "ftp"
+
+[[flows]]
+src = 4
+dst = 0
+transport = "tcp"
+app = "http"
+mean_think_s = 0.5
+"""
+
+
+@pytest.mark.core
+def test_tcp_ap_http_and_batch_means_through_python(real_core, tmp_path, capsys):
+    """TCP-AP pacing, HTTP pages and the batch-means stop rule reach the
+    Python API: the core's Student-t interval agrees with scipy's, and the
+    new fields are sweepable metrics and table columns."""
+    p = tmp_path / "gap.toml"
+    p.write_text(GAP_PARTS)
+    r = hoptcp.run(p)
+    raw = r.raw["batch_means"]
+    assert raw["complete"] and raw["completed"] == 11 and r.raw["duration_s"] < 300
+    kept = raw["aggregate_goodput_bps"]["batches"][1:]
+    est = hoptcp.mean_ci(kept, confidence=0.95)
+    bm = r.batch_means
+    assert bm.loc["aggregate_goodput_bps", "mean"] == pytest.approx(est.mean, rel=1e-12)
+    assert bm.loc["aggregate_goodput_bps", "ci"] == pytest.approx(est.ci, rel=1e-6)
+    assert bm.loc["aggregate_goodput_bps", "batches"] == 10
+    assert list(bm.index) == ["aggregate_goodput_bps", "fairness_jain", "flow.0.goodput_bps", "flow.1.goodput_bps"]
+    m = r.metrics()
+    for key in ("batch_means.aggregate_goodput_bps.mean", "batch_means.flow.1.goodput_bps.ci",
+                "flow.0.pacing.rate_pps", "flow.1.http.pages_completed"):
+        assert key in m, key
+    f = r.flows
+    assert f.loc[0, "pacing.paced_packets"] > 0 and f.loc[1, "http.pages_completed"] > 10
+    assert f.loc[1, "app"] == "http"
+    plain = tmp_path / "plain.toml"
+    plain.write_text(TCP_CHAIN)
+    with pytest.raises(hoptcp.SpecError, match="stats.batches"):
+        _ = hoptcp.run(plain).batch_means
+    assert main(["run", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "batch means (11 of 11 batches of 500 packets" in out
+    assert "flow 0 TCP-AP: rate" in out and "flow 1 HTTP:" in out
+
+
 @pytest.mark.core
 def test_progress_callback_reports_and_can_stop_a_run():
     """Long runs report progress; an exception from the callback (as Ctrl-C

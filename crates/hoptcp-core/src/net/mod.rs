@@ -1,9 +1,11 @@
 //! Network layer: IP packets and their arena, the interface queue, drop
-//! causes, and routing (static routes and AODV, in `routing/`).
+//! causes, routing (static routes and AODV, in `routing/`), and the TCP-GAP
+//! Internet gateway ([`tcp_gap`], not yet wired into `sim/`).
 
 pub mod ifq;
 pub mod packet;
 pub mod routing;
+pub mod tcp_gap;
 
 pub use ifq::IfQueue;
 pub use packet::{Body, Ecn, Packet, PacketKind, Slab, NO_FLOW, PACKET_KINDS};

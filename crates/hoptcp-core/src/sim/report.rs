@@ -3,12 +3,15 @@
 //! scenario and the seed.
 
 use super::Simulation;
+use crate::app::http::{Http, HttpStats};
 use crate::engine::time::to_secs;
 use crate::mac::MacCounters;
 use crate::net::routing::aodv::AodvCounters;
 use crate::net::routing::{FlowRouteStats, Routing};
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
+use crate::stats::batch_means::BatchMeansReport;
+use crate::transport::TcpApStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -35,6 +38,10 @@ pub struct RunReport {
     pub routing: Option<RoutingReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<SeriesReport>,
+    /// With `stats.batches`: batch means and confidence intervals of the
+    /// aggregate goodput, Jain's index and each flow's goodput.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_means: Option<BatchMeansReport>,
 }
 
 /// Totals over all nodes of the routing protocol's counters.
@@ -69,6 +76,10 @@ pub struct FlowReport {
     /// Route breaks and discoveries of the flow's packets (AODV only).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub routing: Option<FlowRouteStats>,
+    /// app = "http": pages started and completed, their sizes, transfer
+    /// times and per-page goodput.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpStats>,
 }
 
 /// TCP sender statistics of a flow.
@@ -87,6 +98,10 @@ pub struct TcpFlowReport {
     pub ecn_reductions: u64,
     /// ACKs sent by the receiver.
     pub acks_sent: u64,
+    /// TCP-AP (variant "tcp_ap"): the pacing rate, FHD^, the variation
+    /// term and the pacing queue's delays.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<TcpApStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -178,7 +193,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         .iter()
         .map(|f| {
             let from = f.plan.start.max(warmup);
-            let to = f.plan.stop.max(from);
+            let to = f.plan.stop.min(end).max(from);
             let secs = to_secs(to - from);
             FlowReport {
                 id: f.plan.id,
@@ -191,6 +206,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 app: match f.plan.app {
                     AppKind::Cbr => "cbr",
                     AppKind::Ftp => "ftp",
+                    AppKind::Http => "http",
                 },
                 hops: (f.plan.path.len() - 1) as u32,
                 packets_sent: f.stats.packets_sent,
@@ -222,9 +238,11 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                         fast_retransmits: s.fast_retransmits,
                         ecn_reductions: s.ecn_reductions,
                         acks_sent: t.receiver.stats().acks_sent,
+                        pacing: s.pacing,
                     }
                 }),
                 routing: aodv.map(|r| r.flows[f.plan.id as usize].clone()),
+                http: f.http.as_ref().map(Http::stats),
             }
         })
         .collect();
@@ -268,7 +286,8 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
     RunReport {
         hoptcp_version: VERSION,
         seed: sim.plan_seed,
-        duration_s: sim.duration_s,
+        // The simulated time: shorter when the batch-means rule stopped the run.
+        duration_s: if sim.stopped_at.is_some() { to_secs(end) } else { sim.duration_s },
         events: sim.q.events_processed(),
         wall_time_s,
         flows,
@@ -284,5 +303,9 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
             }),
         }),
         series,
+        batch_means: sim.batch_means.as_ref().map(|bm| {
+            let ids: Vec<u32> = sim.flows.iter().map(|f| f.plan.id).collect();
+            bm.report(&ids, end)
+        }),
     }
 }

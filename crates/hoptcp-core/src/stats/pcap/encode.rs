@@ -82,8 +82,10 @@ impl FrameEncoder {
         b.push(0); // flags: no FCS included
         b.push((rate_bps / 500_000.0).round() as u8);
         let (freq, chan_flags): (u16, u16) = match standard {
-            Standard::Dsss => (2412, 0x0080 | 0x0020),
+            Standard::Dsss | Standard::Ns2G => (2412, 0x0080 | 0x0020),
             Standard::Ofdm => (5180, 0x0100 | 0x0040),
+            // 2 GHz, dynamic CCK-OFDM.
+            Standard::Erp => (2412, 0x0080 | 0x0400),
         };
         b.extend_from_slice(&freq.to_le_bytes());
         b.extend_from_slice(&chan_flags.to_le_bytes());
