@@ -15,6 +15,7 @@ use super::policy::LinkPolicy;
 use super::timing::Timing;
 use crate::engine::time::ceil_us;
 use crate::engine::{RngStream, Time};
+use crate::net::MarkAction;
 use crate::phy::radio::{Arrival, Radio, RxStartOutcome, RxState};
 
 /// Node-independent MAC parameters (one copy per run).
@@ -90,6 +91,8 @@ pub enum TxResult {
     Broadcast,
     /// Given up; the routing layer should treat the link as failed.
     Dropped { reason: MacDrop, retries: u32 },
+    /// Dropped by Link RED before any transmission (not a link failure).
+    EarlyDrop,
 }
 
 /// The MAC's timers. Each has a generation counter: restarting or stopping a
@@ -134,6 +137,12 @@ pub trait MacEnv {
     fn deliver_up(&mut self, frame: &Frame);
     /// The MAC is done with a packet it took from the queue.
     fn packet_done(&mut self, out: &Outgoing, result: TxResult);
+    /// Link RED marks a packet: set CE if it is ECN-capable and return true;
+    /// return false (packet untouched) if it is not, and the MAC drops it.
+    /// Default: no packet is ECN-capable.
+    fn mark_ce(&mut self, _out: &Outgoing) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -383,6 +392,9 @@ impl Dcf {
     /// The interface queue hands us a packet (ns-2 `Mac802_11::send`).
     pub fn send(&mut self, out: Outgoing, p: &MacParams, env: &mut impl MacEnv) {
         debug_assert!(self.pkt_tx.is_none());
+        let Some(out) = self.link_layer_send(out, env) else {
+            return;
+        };
         self.callback_pending = true;
         self.cur_retries = 0;
         self.build_data(out, p);
@@ -396,6 +408,28 @@ impl Dcf {
             } else {
                 self.backoff_start(0, 0, p, env);
             }
+        }
+    }
+
+    /// The link policy's look at the head-of-line packet (Link RED's
+    /// `LinkLayerSend`): a packet it drops is done with at once and the next
+    /// one is taken from the queue. Returns the packet to send, if any.
+    fn link_layer_send(&mut self, mut out: Outgoing, env: &mut impl MacEnv) -> Option<Outgoing> {
+        loop {
+            if out.next_hop == BROADCAST {
+                return Some(out);
+            }
+            let marked = match self.policy.on_link_send(env.now()) {
+                None => return Some(out),
+                Some(MarkAction::Mark) => env.mark_ce(&out),
+                Some(MarkAction::Drop) => false,
+            };
+            self.policy.count_signal(marked);
+            if marked {
+                return Some(out);
+            }
+            env.packet_done(&out, TxResult::EarlyDrop);
+            out = env.pull_next()?;
         }
     }
 
@@ -589,6 +623,7 @@ impl Dcf {
             self.pkt_rts = None;
             if let Some((out, _)) = self.pkt_tx.take() {
                 self.counters.drops_rts_retry += 1;
+                self.policy.on_tx_done(self.cur_retries + 1);
                 env.packet_done(&out, TxResult::Dropped { reason: MacDrop::RtsRetry, retries: self.cur_retries });
             }
             self.ssrc = 0;
@@ -627,6 +662,7 @@ impl Dcf {
         if count >= limit {
             self.pkt_tx = None;
             self.counters.drops_data_retry += 1;
+            self.policy.on_tx_done(self.cur_retries + 1);
             env.packet_done(&out, TxResult::Dropped { reason: MacDrop::DataRetry, retries: self.cur_retries });
             if short {
                 self.ssrc = 0;
@@ -794,9 +830,10 @@ impl Dcf {
         self.rst_cw(p);
         self.counters.packets_acked += 1;
         let retries = self.cur_retries;
+        self.policy.on_tx_done(retries);
         env.packet_done(&out, TxResult::Acked { retries });
         // Post-transmission backoff, plus adaptive pacing's extra wait.
-        let extra = self.policy.extra_backoff_after_success(retries, data.airtime, p);
+        let extra = self.policy.extra_backoff_after_success(&data, p);
         self.backoff_start(0, extra, p, env);
         self.tx_resume(p, env);
     }

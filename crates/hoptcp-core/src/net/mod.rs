@@ -1,9 +1,11 @@
 //! Network layer: IP packets and their arena, the interface queue, drop
 //! causes. Static routes are the flows' planned paths (see `scenario::build`).
 
+pub mod ecn;
 pub mod ifq;
 pub mod packet;
 
+pub use ecn::{MarkAction, SignalOutcome};
 pub use ifq::IfQueue;
 pub use packet::{Body, Ecn, Packet, PacketKind, Slab, PACKET_KINDS};
 
@@ -21,9 +23,11 @@ pub enum DropCause {
     NoRoute = 3,
     /// TTL reached zero.
     Ttl = 4,
+    /// Link RED's early drop (a non-ECT packet it picked, or `action = "drop"`).
+    LinkRed = 5,
 }
 
-pub const N_DROP_CAUSES: usize = 5;
+pub const N_DROP_CAUSES: usize = 6;
 
 pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
     (DropCause::QueueOverflow, "queue_overflow"),
@@ -31,4 +35,5 @@ pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
     (DropCause::MacDataRetry, "mac_data_retry"),
     (DropCause::NoRoute, "no_route"),
     (DropCause::Ttl, "ttl"),
+    (DropCause::LinkRed, "link_red"),
 ];

@@ -6,8 +6,10 @@ pub mod error;
 pub mod overrides;
 pub mod schema;
 pub mod validate;
+pub mod warnings;
 
 pub use build::{build, FlowPlan, Plan};
+pub use warnings::warnings;
 pub use error::ScenarioError;
 pub use schema::Scenario;
 

@@ -12,10 +12,13 @@ pub mod report;
 use crate::app::cbr::Cbr;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
-use crate::mac::{Dcf, Frame, MacParams, MacTimer, Outgoing, Timing};
+use crate::mac::{
+    AdaptivePacing, Dcf, Frame, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, Outgoing,
+    RetryAverage, Timing,
+};
 use crate::net::{Body, DropCause, Ecn, IfQueue, Packet, Slab};
 use crate::phy::Channel;
-use crate::scenario::schema::{AppKind, TcpVariantSpec, TransportKind};
+use crate::scenario::schema::{AppKind, MacSpec, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
@@ -205,6 +208,34 @@ pub struct Simulation {
     plan_seed: u64,
     duration_s: f64,
     trace: Option<Trace>,
+    warnings: Vec<String>,
+}
+
+/// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
+/// adaptive pacing (`[mac.link_red]`, `[mac.adaptive_pacing]`).
+fn link_policy(mac: &MacSpec, seed: u64, node: u32) -> LinkPolicy {
+    let red = mac.link_red.as_ref();
+    let pacing = mac.adaptive_pacing.as_ref().filter(|a| a.enabled);
+    if !red.is_some_and(|r| r.enabled) && pacing.is_none() {
+        return LinkPolicy::Standard;
+    }
+    let spec = red.cloned().unwrap_or_default();
+    let params = LinkRedParams {
+        min_th: spec.min_th,
+        max_th: spec.max_th,
+        max_p: spec.max_p,
+        weight: spec.weight,
+        action: spec.action,
+    };
+    LinkPolicy::Fu(FuLink {
+        retry_avg: RetryAverage::new(spec.weight),
+        min_th: spec.min_th,
+        red: spec
+            .enabled
+            .then(|| LinkRed::new(params, RngStream::new(seed, node as u64, StreamPurpose::LinkRed))),
+        pacing: pacing.map(|a| AdaptivePacing::new(a.trigger)),
+        counters: Default::default(),
+    })
 }
 
 impl Simulation {
@@ -225,11 +256,10 @@ impl Simulation {
         );
         let n = plan.channel.len();
         let nodes = (0..n as u32)
-            .map(|i| Node {
-                mac: Dcf::new(i, timing.cw_min, RngStream::new(seed, i as u64, StreamPurpose::MacBackoff)),
-                ifq: IfQueue::new(sc.mac.queue_limit),
-                load: NodeLoad::default(),
-                recv_due: (Time::MAX, 0),
+            .map(|i| {
+                let mut mac = Dcf::new(i, timing.cw_min, RngStream::new(seed, i as u64, StreamPurpose::MacBackoff));
+                mac.policy = link_policy(&sc.mac, seed, i);
+                Node { mac, ifq: IfQueue::new(sc.mac.queue_limit), load: NodeLoad::default(), recv_due: (Time::MAX, 0) }
             })
             .collect();
         let flows = plan
@@ -264,6 +294,7 @@ impl Simulation {
             plan_seed: seed,
             duration_s: sc.duration_s,
             trace: None,
+            warnings: crate::scenario::warnings(&plan.scenario, &plan.flows),
         };
         for (i, f) in sim.flows.iter().enumerate() {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {

@@ -141,12 +141,16 @@ impl MacEnv for NodeCtx<'_> {
     fn packet_done(&mut self, out: &Outgoing, result: TxResult) {
         self.load.released(self.now);
         let pk = self.packets.remove(out.packet);
-        if let TxResult::Dropped { reason, .. } = result {
-            let cause = match reason {
-                MacDrop::RtsRetry => DropCause::MacRtsRetry,
-                MacDrop::DataRetry => DropCause::MacDataRetry,
-            };
-            self.drops.record(self.node, cause, pk.kind());
-        }
+        let cause = match result {
+            TxResult::Acked { .. } | TxResult::Broadcast => return,
+            TxResult::Dropped { reason: MacDrop::RtsRetry, .. } => DropCause::MacRtsRetry,
+            TxResult::Dropped { reason: MacDrop::DataRetry, .. } => DropCause::MacDataRetry,
+            TxResult::EarlyDrop => DropCause::LinkRed,
+        };
+        self.drops.record(self.node, cause, pk.kind());
+    }
+
+    fn mark_ce(&mut self, out: &Outgoing) -> bool {
+        crate::net::ecn::mark_ce(&mut self.packets.get_mut(out.packet).ecn)
     }
 }

@@ -4,7 +4,7 @@
 
 use super::Simulation;
 use crate::engine::time::to_secs;
-use crate::mac::MacCounters;
+use crate::mac::{LinkReport, MacCounters};
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
 use serde::Serialize;
@@ -30,6 +30,8 @@ pub struct RunReport {
     pub aggregate_goodput_bps: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<SeriesReport>,
+    /// Settings that run but do nothing useful (e.g. ECN with no marker).
+    pub warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -90,6 +92,9 @@ pub struct NodeReport {
     /// Time-averaged queue length (packets waiting, excluding the MAC's).
     pub queue_avg: f64,
     pub drops: BTreeMap<&'static str, u64>,
+    /// Link RED and adaptive pacing counters (only when one is on).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkReport>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -119,6 +124,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 queue_max: n.ifq.max_len(),
                 queue_avg: n.ifq.avg_len(end),
                 drops: DROP_CAUSES.iter().map(|(c, name)| (*name, d[*c as usize])).collect(),
+                link: n.mac.policy.report(end),
             }
         })
         .collect();
@@ -235,5 +241,6 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         fairness_jain,
         aggregate_goodput_bps: sum,
         series,
+        warnings: sim.warnings.clone(),
     }
 }
