@@ -156,7 +156,9 @@ _TCP_COLUMNS = (("avg_cwnd", "avg cwnd", 1), ("avg_rtt_s", "avg RTT ms", 1e3), (
                 ("timeouts", "RTOs", 1), ("fast_retransmits", "fast retx", 1))
 _NODE_COLUMNS = (("rts_sent", "RTS", 1), ("cts_timeouts", "CTS t/o", 1), ("ack_timeouts", "ACK t/o", 1),
                  ("rx_collisions", "rx coll", 1), ("cts_withheld", "CTS withheld", 1), ("mac_drops", "MAC drops", 1),
-                 ("queue_max", "queue max", 1), ("queue_avg", "queue avg", 1), ("backlog_frac", "busy %", 100))
+                 ("queue_max", "queue max", 1), ("queue_avg", "queue avg", 1), ("backlog_frac", "busy %", 100),
+                 ("lred_marks", "LRED marks", 1), ("lred_drops", "LRED drops", 1),
+                 ("lred_avg_retry", "avg retry", 1), ("pacing_active_s", "pacing on s", 1))
 MAX_ROWS = 40
 
 
@@ -215,6 +217,8 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
               f"Jain fairness [bold]{_fmt(s['fairness_jain'])}[/bold]   drops {_fmt(s['drops'])}")
     if pcap:
         con.print(f"packet trace written to {pcap}")
+    for w in raw.get("warnings") or []:
+        con.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
 
 
 # --- sweep ----------------------------------------------------------------------------

@@ -154,8 +154,7 @@ mod tests {
 
     #[test]
     fn triggers_read_the_papers_two_ways() {
-        let (below, above, always) =
-            (PacingTrigger::BelowMinTh, PacingTrigger::AtOrAboveMinTh, PacingTrigger::Always);
+        let (below, above, always) = (PacingTrigger::BelowMinTh, PacingTrigger::AtOrAboveMinTh, PacingTrigger::Always);
         assert!(below.is_on(0.1, 0.5) && !below.is_on(0.5, 0.5) && !below.is_on(0.9, 0.5));
         assert!(!above.is_on(0.1, 0.5) && above.is_on(0.5, 0.5) && above.is_on(0.9, 0.5));
         assert!(always.is_on(0.0, 0.5) && always.is_on(9.0, 0.5));

@@ -421,8 +421,14 @@ impl Dcf {
             }
             let marked = match self.policy.on_link_send(env.now()) {
                 None => return Some(out),
-                Some(MarkAction::Mark) => env.mark_ce(&out),
                 Some(MarkAction::Drop) => false,
+                Some(action) => {
+                    let marked = env.mark_ce(&out);
+                    if !marked && action == MarkAction::MarkEctOnly {
+                        return Some(out);
+                    }
+                    marked
+                }
             };
             self.policy.count_signal(marked);
             if marked {

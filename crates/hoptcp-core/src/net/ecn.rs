@@ -13,11 +13,24 @@ use super::packet::Ecn;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MarkAction {
-    /// Set CE on ECN-capable packets; drop the others.
+    /// RFC 3168: set CE on ECN-capable packets; drop the others.
     #[default]
     Mark,
+    /// Set CE on ECN-capable packets; leave the others alone. This is what a
+    /// marker that sets the CE bit without checking ECT amounts to (ns-2
+    /// markers writing `hdr_flags::ce()`: TCP ignores CE on its ACKs).
+    MarkEctOnly,
     /// Drop the packet whatever its ECN codepoint.
     Drop,
+}
+
+impl MarkAction {
+    pub const ALL: &'static str = "mark, mark_ect_only, drop";
+
+    /// Does this action ever set CE?
+    pub fn marks(self) -> bool {
+        self != MarkAction::Drop
+    }
 }
 
 /// What the signal did to the packet.
@@ -25,6 +38,8 @@ pub enum MarkAction {
 pub enum SignalOutcome {
     /// The packet carries CE (set now, or already set upstream); forward it.
     Marked,
+    /// Not ECN-capable, and the action spares such packets: forward it as it is.
+    Passed,
     /// The packet must be dropped by the caller.
     Dropped,
 }
@@ -46,8 +61,10 @@ pub fn mark_ce(ecn: &mut Ecn) -> bool {
 #[inline]
 pub fn signal(action: MarkAction, ecn: &mut Ecn) -> SignalOutcome {
     match action {
-        MarkAction::Mark if mark_ce(ecn) => SignalOutcome::Marked,
-        _ => SignalOutcome::Dropped,
+        MarkAction::Drop => SignalOutcome::Dropped,
+        _ if mark_ce(ecn) => SignalOutcome::Marked,
+        MarkAction::MarkEctOnly => SignalOutcome::Passed,
+        MarkAction::Mark => SignalOutcome::Dropped,
     }
 }
 
@@ -75,6 +92,16 @@ mod tests {
         assert_eq!(e, Ecn::Ce);
         let mut n = Ecn::NotEct;
         assert_eq!(signal(MarkAction::Mark, &mut n), SignalOutcome::Dropped);
+        assert_eq!(n, Ecn::NotEct);
+    }
+
+    #[test]
+    fn mark_ect_only_spares_non_ect_packets() {
+        let mut e = Ecn::Ect;
+        assert_eq!(signal(MarkAction::MarkEctOnly, &mut e), SignalOutcome::Marked);
+        assert_eq!(e, Ecn::Ce);
+        let mut n = Ecn::NotEct;
+        assert_eq!(signal(MarkAction::MarkEctOnly, &mut n), SignalOutcome::Passed);
         assert_eq!(n, Ecn::NotEct);
     }
 

@@ -9,9 +9,9 @@ pub mod validate;
 pub mod warnings;
 
 pub use build::{build, FlowPlan, Plan};
-pub use warnings::warnings;
 pub use error::ScenarioError;
 pub use schema::Scenario;
+pub use warnings::warnings;
 
 /// Parse scenario TOML, apply `(dotted.key, value)` overrides, deserialize
 /// (unknown keys rejected) and validate, filling every default.

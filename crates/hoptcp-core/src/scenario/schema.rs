@@ -189,13 +189,17 @@ pub struct LinkRedSpec {
     pub max_p: f64,
     /// EWMA weight of the newest packet's retries.
     pub weight: f64,
-    /// "mark": CE on ECN-capable packets, drop the others; "drop": drop.
+    /// "mark": CE on ECN-capable packets, drop the others (RFC 3168);
+    /// "mark_ect_only": CE on ECN-capable packets, leave the others; "drop".
     pub action: MarkAction,
 }
 
 impl Default for LinkRedSpec {
     fn default() -> Self {
-        LinkRedSpec { enabled: false, min_th: 0.1, max_th: 0.6, max_p: 0.1, weight: 0.125, action: MarkAction::Mark }
+        // From `lred-calibration` (3 chains x 60 settings, RFC 3168 marking):
+        // every setting that acts costs goodput, and the criterion picks the
+        // least active corner of the grid.
+        LinkRedSpec { enabled: false, min_th: 1.0, max_th: 1.5, max_p: 0.02, weight: 0.125, action: MarkAction::Mark }
     }
 }
 

@@ -8,7 +8,7 @@ use crate::net::MarkAction;
 
 /// Does anything in the network set CE on ECN-capable packets?
 pub fn has_ecn_marker(sc: &Scenario) -> bool {
-    sc.mac.link_red.as_ref().is_some_and(|r| r.enabled && r.action == MarkAction::Mark)
+    sc.mac.link_red.as_ref().is_some_and(|r| r.enabled && r.action.marks())
 }
 
 /// The warnings of a scenario and its planned flows.
@@ -25,11 +25,16 @@ pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
         ));
     }
     if has_ecn_marker(sc) && ecn_flows.is_empty() {
-        out.push(
+        let action = sc.mac.link_red.as_ref().map(|r| r.action);
+        out.push(if action == Some(MarkAction::MarkEctOnly) {
+            "mac.link_red.action = \"mark_ect_only\", but no flow is ECN-capable (tcp.ecn = false): Link RED never \
+             acts in this run"
+                .to_string()
+        } else {
             "mac.link_red.action = \"mark\", but no flow is ECN-capable (tcp.ecn = false): every packet Link RED \
              picks is dropped instead of marked"
-                .to_string(),
-        );
+                .to_string()
+        });
     }
     out
 }

@@ -230,9 +230,7 @@ fn link_policy(mac: &MacSpec, seed: u64, node: u32) -> LinkPolicy {
     LinkPolicy::Fu(FuLink {
         retry_avg: RetryAverage::new(spec.weight),
         min_th: spec.min_th,
-        red: spec
-            .enabled
-            .then(|| LinkRed::new(params, RngStream::new(seed, node as u64, StreamPurpose::LinkRed))),
+        red: spec.enabled.then(|| LinkRed::new(params, RngStream::new(seed, node as u64, StreamPurpose::LinkRed))),
         pacing: pacing.map(|a| AdaptivePacing::new(a.trigger)),
         counters: Default::default(),
     })
