@@ -26,7 +26,7 @@ from ...models import model
 from ...plotting import new_figure
 from ...stats import Estimate, jain, mean_ci
 from .fu_chain import chain_best, chain_flow_to_end, chain_link_drop, chain_means, chain_spearman
-from .fu_network import CASES, Case, net_grid_flows, net_topology_case
+from .fu_network import Case, net_grid_flows, net_topology_case
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -257,7 +257,7 @@ def lred_calibration_table(runs: "pd.DataFrame", action: str = "mark") -> "pd.Da
     base = {h: mean_ci(off[off[HOPS] == h][GOODPUT]) for h in hops}
     rows = []
     for key, g in on.groupby([MIN_TH, MAX_TH, MAX_P], sort=True):
-        row: dict[str, Any] = dict(zip(("min_th", "max_th", "max_p"), (float(k) for k in key)))
+        row: dict[str, Any] = dict(zip(("min_th", "max_th", "max_p"), (float(k) for k in key), strict=True))
         ratios = []
         for h in hops:
             gh = g[g[HOPS] == h]
@@ -325,8 +325,9 @@ def lred_cal_best_of(action: str, what: str) -> Callable[..., Estimate]:
             return Estimate(float(row["score"]), math.nan, 1, math.nan)
         return Estimate(float(row[f"win_{what}"]), math.nan, 1, math.nan)
 
-    check.__doc__ = (f"The best-scoring setting's {'score' if what == 'score' else 'average window on the ' + what + '-hop chain'}"
-                     f" (action {action}).")
+    quantity = "score" if what == "score" else f"average window on the {what}-hop chain"
+    check.__doc__ = f"The best-scoring setting's {quantity} (action {action})."
+
     return check
 
 
@@ -346,7 +347,7 @@ def lred_calibration_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
     max_ths = sorted(tables[actions[0]]["max_th"].unique())
     fig = new_figure(4.2 * len(max_ths) + 5.0, 4.4 * len(actions))
     grid = fig.subplots(len(actions), len(max_ths) + 1, width_ratios=[1.0] * len(max_ths) + [1.3], squeeze=False)
-    for axes, action in zip(grid, actions):
+    for axes, action in zip(grid, actions, strict=True):
         _calibration_row(fig, axes, ctx, tables[action], action)
     return fig
 
@@ -361,7 +362,7 @@ def _calibration_row(fig: Any, axes: Any, ctx: "Context", table: "pd.DataFrame",
     vmax = max(abs(lo - 1), abs(hi - 1), 0.02)
     what = "RFC 3168 marking (defaults)" if action == "mark" else "side experiment: non-ECT packets spared"
     im = None
-    for ax, mth in zip(axes, max_ths):
+    for ax, mth in zip(axes, max_ths, strict=False):
         grid = np.full((len(mins), len(ps)), np.nan)
         for r in table[table["max_th"] == mth].itertuples(index=False):
             grid[mins.index(r.min_th), ps.index(r.max_p)] = r.score
@@ -573,7 +574,7 @@ def lred_pacing_drop_ratio_of(scheme: str) -> Callable[..., Estimate]:
         order = sorted(range(len(xs)), key=lambda i: xs[i])
         xs, ys = [xs[i] for i in order], [ys[i] for i in order]
         ratios = []
-        for w, aw, d in zip(pw[WIN], pw["mean"], pd_["mean"]):
+        for w, aw, d in zip(pw[WIN], pw["mean"], pd_["mean"], strict=True):
             if w < 4 or aw < xs[0] or aw > xs[-1]:
                 continue
             j = next(k for k in range(1, len(xs)) if xs[k] >= aw)
@@ -721,7 +722,7 @@ def lred_chains_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
     fig = new_figure(*opts.get("size", (14.0, 4.3)))
     axes = fig.subplots(1, 3)
     counts = sorted(int(c) for c in df[COUNT].unique()) if COUNT in df.columns else [1]
-    for ax, n in zip(axes[:2], counts):
+    for ax, n in zip(axes[:2], counts, strict=False):
         d = df[df[COUNT] == n] if COUNT in df.columns else df
         for s in [NR, "LRED+pacing (TR)", "LRED+pacing (INFOCOM)"]:
             g = d[d["scheme"] == s]
@@ -737,7 +738,7 @@ def lred_chains_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
         _style(ax, "Hop count h", "Aggregate throughput (kb/s)", f"{n} flow{'s' if n > 1 else ''}")
         ax.legend(fontsize=7)
     ax = axes[2]
-    for n, ls in zip(counts, ("-", "--")):
+    for n, ls in zip(counts, ("-", "--"), strict=False):
         for s in [NR, "LRED+pacing (TR)", "LRED+pacing (INFOCOM)"]:
             try:
                 t = lred_chain_gains(ctx.runs, s if s != NR else "LRED+pacing (TR)", n)
@@ -776,7 +777,7 @@ TOPO_PAPER = {
     "grid12": (690.0, 0.455, 880.0, 0.56),
 }
 #: per-flow goodputs (kb/s) printed for the cross (TR Table 4) and the 4-flow grid (TR Table 5, bps there)
-TOPO_PER_FLOW = {
+TOPO_PER_FLOW: dict[str, dict[str, tuple[float, ...]]] = {
     "cross2": {NR: (244.0, 0.0), "LRED+": (166.0, 153.0)},
     "grid4": {NR: (0.532, 126.229, 115.554, 1.608), "LRED+": (85.512, 90.459, 70.334, 47.946)},
 }
@@ -791,7 +792,8 @@ def lred_topology_case(params: Mapping[str, Any], base: "Scenario") -> dict[str,
     if not flows:
         raise SpecError(f"derive lred_topology_case: scenario '{base.name}' has no [[flows]] to use as a template")
     template = {k: v for k, v in flows[0].items() if k not in ("src", "dst", "count", "route")}
-    return {"topology": dict(GRID2.topology), "flows": [{**template, "src": s, "dst": d} for s, d, _ in GRID2.endpoints]}
+    flows_out = [{**template, "src": s, "dst": d} for s, d, _ in GRID2.endpoints]
+    return {"topology": dict(GRID2.topology), "flows": flows_out}
 
 
 def _case(df: "pd.DataFrame", case: str, scheme: str) -> "pd.DataFrame":
@@ -861,7 +863,7 @@ def lred_topologies_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
     a1, a2, a3 = fig.subplots(1, 3, width_ratios=[1.3, 1.3, 1.0])
     x = np.arange(len(cases))
     wdt = 0.16
-    for j, (ax, what, col) in enumerate(((a1, "kbps", 0), (a2, "fairness", 1))):
+    for ax, what, col in ((a1, "kbps", 0), (a2, "fairness", 1)):
         ax.bar(x - 2 * wdt, [TOPO_PAPER[c][col] for c in cases], wdt, color="0.6", hatch="//", label="paper: NewReno")
         ax.bar(x - wdt, [TOPO_PAPER[c][col + 2] for c in cases], wdt, color="C3", alpha=0.5, hatch="//",
                label="paper: LRED+pacing")
@@ -879,8 +881,9 @@ def lred_topologies_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                "Aggregate throughput" if what == "kbps" else "Fairness")
         ax.legend(fontsize=6.5)
     a2.set_ylim(0, 1.1)
-    pos = 0
-    ticks, labels = [], []
+    pos = 0.0
+    ticks: list[float] = []
+    labels: list[str] = []
     for c in ("cross2", "grid4"):
         if c not in cases:
             continue
@@ -984,7 +987,7 @@ def lred_qdev_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
     for i, h in enumerate(hs):
         sel = ctx.runs[ctx.runs[HOPS] == h].to_dict("records")
         ids = _node_ids(sel[0], "queue_avg")
-        occ = [sum(v) / len(v) for v in zip(*[lred_occupancy(r, ids) for r in sel])]
+        occ = [sum(v) / len(v) for v in zip(*[lred_occupancy(r, ids) for r in sel], strict=True)]
         mean_mid = sum(occ[1:-1]) / max(len(occ) - 2, 1)
         a2.plot([j / h for j in ids], [o / mean_mid for o in occ], marker=".", color=f"C{i}", label=f"{h} hops")
     _style(a2, "Position along the chain (node / h)", "Occupancy / mean over intermediate nodes",
@@ -1017,7 +1020,8 @@ def lred_varsize_table(ctx: "Context") -> "pd.DataFrame":
     rows = []
     for w, g in ctx.runs.groupby(WIN, sort=True):
         recs = g.to_dict("records")
-        rows.append({"win": int(w), "goodput": mean_ci(g[GOODPUT]), "offered_bytes": int(w) * sum(s + 40 for s in sizes),
+        rows.append({"win": int(w), "goodput": mean_ci(g[GOODPUT]),
+                     "offered_bytes": int(w) * sum(s + 40 for s in sizes),
                      "avg_bytes": mean_ci([lred_byte_window(r, sizes) for r in recs])})
     return pd.DataFrame(rows)
 
@@ -1055,10 +1059,11 @@ def lred_varsize_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opt
     fig = new_figure(*opts.get("size", (11.0, 4.2)))
     a1, a2 = fig.subplots(1, 2)
     xs = [e.mean / 1e3 for e in t["avg_bytes"]]
-    a1.errorbar(xs, [e.mean / 1e3 for e in t["goodput"]], yerr=[0 if e.ci != e.ci else e.ci / 1e3 for e in t["goodput"]],
+    a1.errorbar(xs, [e.mean / 1e3 for e in t["goodput"]],
+                yerr=[0 if e.ci != e.ci else e.ci / 1e3 for e in t["goodput"]],
                 xerr=[0 if e.ci != e.ci else e.ci / 1e3 for e in t["avg_bytes"]], marker="o", capsize=2, color="C0",
                 label="hoptcp (MaxWin 1..32 per flow)")
-    for x, y, w in zip(xs, [e.mean / 1e3 for e in t["goodput"]], t["win"]):
+    for x, y, w in zip(xs, [e.mean / 1e3 for e in t["goodput"]], t["win"], strict=True):
         a1.annotate(str(w), (x, y), textcoords="offset points", xytext=(3, 3), fontsize=7)
     i = max(range(len(t)), key=lambda k: t.iloc[k]["goodput"].mean)
     a1.axvline(xs[i], color="C3", ls="--", lw=1, label=f"W* = {xs[i]:.1f} kB (MaxWin {t.iloc[i]['win']})")
