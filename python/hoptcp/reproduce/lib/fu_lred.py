@@ -65,17 +65,36 @@ def _flag(v: Any) -> bool:
     return bool(v) and v == v  # NaN -> False
 
 
+#: the side experiments' active Link RED: min_th = NewReno's own failed MAC attempts per
+#: packet on the 7-hop chain at MaxWin 32 (about 0.5, lred-calibration's figure), max_p =
+#: RED's customary 0.1, max_th = 1.5 (the calibration grid's steeper slope)
+ACTIVE = {MIN_TH: 0.5, MAX_TH: 1.5, MAX_P: 0.1}
+
+
+def _is_active(row: Mapping[str, Any]) -> bool:
+    try:
+        return all(k in row and abs(float(row[k]) - v) < 1e-12 for k, v in ACTIVE.items() if k != MAX_TH)
+    except (TypeError, ValueError):
+        return False
+
+
 def lred_scheme(row: Mapping[str, Any]) -> str:
     """The scheme of one run from its parameters: NewReno, LRED, LRED (drop),
-    pacing (TR|INFOCOM|always), LRED+pacing (TR|INFOCOM|always)."""
+    pacing (TR|INFOCOM|always), LRED+pacing (TR|INFOCOM|always); Link RED at the side
+    experiments' active setting (:data:`ACTIVE`) is "LRED active", and with
+    ``action = "mark_ect_only"`` "..., ECT only"."""
     red, pace = _flag(row.get(LRED_ON, False)), _flag(row.get(PACE_ON, False))
     reading = READING.get(str(row.get(TRIGGER, "below_min_th")), str(row.get(TRIGGER)))
+    action = str(row.get(ACTION, "mark"))
+    lred = "LRED active" if red and _is_active(row) else "LRED"
+    if action == "mark_ect_only":
+        lred += ", ECT only"
     if red and pace:
-        return f"LRED+pacing ({reading})"
+        return f"{lred}+pacing ({reading})"
     if pace:
         return f"pacing ({reading})"
     if red:
-        return "LRED (drop)" if str(row.get(ACTION, "mark")) == "drop" else "LRED"
+        return f"{lred} (drop)" if action == "drop" else lred
     return NR
 
 
@@ -172,7 +191,7 @@ def _style(ax: Any, xlabel: str, ylabel: str, title: str | None = None) -> None:
 
 _COLORS = {NR: "0.25", "LRED": "C0", "LRED (drop)": "C9", "pacing (TR)": "C1", "pacing (INFOCOM)": "C2",
            "pacing (always)": "C4", "LRED+pacing (TR)": "C1", "LRED+pacing (INFOCOM)": "C2",
-           "LRED+pacing (always)": "C4"}
+           "LRED+pacing (always)": "C4", "LRED active": "C6", "LRED active, ECT only": "C5"}
 
 
 def _color(scheme: str) -> str:
@@ -476,7 +495,8 @@ def lred_vs_best_fixed_of(scheme: str) -> Callable[..., Estimate]:
 
 
 _WINDOW_SCHEMES = {"nr": NR, "lred": "LRED", "lred_drop": "LRED (drop)", "lredp_tr": "LRED+pacing (TR)",
-                   "lredp_infocom": "LRED+pacing (INFOCOM)", "lredp_always": "LRED+pacing (always)"}
+                   "lredp_infocom": "LRED+pacing (INFOCOM)", "lredp_always": "LRED+pacing (always)",
+                   "active": "LRED active", "active_ect": "LRED active, ECT only"}
 for _k, _s in _WINDOW_SCHEMES.items():
     globals()[f"lred_mode__{_k}"] = lred_window_mode_of(_s)
     globals()[f"lred_avgwin__{_k}"] = lred_avg_window_of(_s)
@@ -754,6 +774,8 @@ def lred_chains_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(hh, [str(h) for h in hh])
+    yt = [0.5, 1, 2, 5, 10, 20, 50]
+    ax.set_yticks(yt, [f"{v:g}" for v in yt])
     ax.minorticks_off()
     _style(ax, "Hop count h", "Average window per flow (packets)", "Average window")
     ax.legend(fontsize=6)
@@ -816,10 +838,15 @@ def lred_topo_check(case: str, scheme: str, what: str) -> Callable[..., Estimate
             return mean_ci(_fairness(d))
         if what == "gain":
             return _gain_pct(mean_ci(d[GOODPUT]), mean_ci(_case(lred_with_scheme(ctx.runs), case, NR)[GOODPUT]))
+        if what == "fairgain":
+            a, b = mean_ci(_fairness(d)), mean_ci(_fairness(_case(lred_with_scheme(ctx.runs), case, NR)))
+            ci = math.hypot(a.ci, b.ci) if a.ci == a.ci and b.ci == b.ci else math.nan
+            return Estimate(a.mean - b.mean, ci, min(a.n, b.n), math.nan)
         raise SpecError(f"lred_topo_check: unknown quantity {what!r}")
 
     check.__doc__ = {"kbps": "Aggregate goodput (kb/s)", "fairness": "Jain's index over the flows' goodputs",
-                     "gain": "Aggregate goodput gain over NewReno (%)"}[what] + f" of {scheme} on {case}."
+                     "gain": "Aggregate goodput gain over NewReno (%)",
+                     "fairgain": "Jain's index minus NewReno's"}[what] + f" of {scheme} on {case}."
     return check
 
 
@@ -843,6 +870,7 @@ for _case_id in TOPO_PAPER:
         globals()[f"lred_topo_fair__{_case_id}_{_k}"] = lred_topo_check(_case_id, _s, "fairness")
         if _k != "nr":
             globals()[f"lred_topo_gain__{_case_id}_{_k}"] = lred_topo_check(_case_id, _s, "gain")
+            globals()[f"lred_topo_fairgain__{_case_id}_{_k}"] = lred_topo_check(_case_id, _s, "fairgain")
 for _case_id, _n in (("cross2", 2), ("grid4", 4)):
     for _k, _s in (("nr", NR), ("tr", "LRED+pacing (TR)"), ("infocom", "LRED+pacing (INFOCOM)")):
         for _i in range(_n):
@@ -914,11 +942,25 @@ QDEV_PAPER = {4: 1.45, 7: 1.31, 10: 1.23, 16: 1.10, 48: 1.05}
 
 
 def lred_wstar_window(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
-    """Builder: the flow from node 0 to the chain's end, MaxWin = ceil(h/4) (the W* formula)."""
+    """Builder: the flow from node 0 to the chain's end; MaxWin = ceil(h/4) (the W*
+    formula) when the point's ``tcp.max_window`` is 0 or absent, else the point's."""
     out = chain_flow_to_end(params, base)
     h = int(out["flows.0.dst"])
-    out["tcp.max_window"] = int(model("wstar", topology="chain", hops=h)["wstar"]["rounded"])
+    w = params.get(WIN) or model("wstar", topology="chain", hops=h)["wstar"]["rounded"]
+    out["tcp.max_window"] = int(w)
     return out
+
+
+def _qdev_runs(runs: "pd.DataFrame", hops: int, window: int) -> "pd.DataFrame":
+    """Runs on the ``hops`` chain at MaxWin ``window`` (0: the ceil(h/4) reading)."""
+    sel = runs[runs[HOPS] == hops]
+    if WIN in sel.columns:
+        sel = sel[sel[WIN].fillna(0) == window]
+    elif window:
+        sel = sel.iloc[0:0]
+    if sel.empty:
+        raise SpecError(f"no runs on the {hops}-hop chain at MaxWin {window or 'ceil(h/4)'}")
+    return sel
 
 
 def lred_occupancy(row: Mapping[str, Any], nodes: Sequence[int]) -> list[float]:
@@ -945,53 +987,65 @@ def lred_queue_deviation(row: Mapping[str, Any], reading: str = "max_over_mean")
     raise SpecError(f"queue deviation: reading {reading!r}; expected 'max_over_mean' or 'one_plus_cv'")
 
 
-def lred_qdev_at(hops: int, reading: str = "max_over_mean") -> Callable[..., Estimate]:
+def lred_qdev_at(hops: int, reading: str = "max_over_mean", window: int = 0) -> Callable[..., Estimate]:
     def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        sel = ctx.runs[ctx.runs[HOPS] == hops]
-        if sel.empty:
-            raise SpecError(f"no runs on the {hops}-hop chain")
+        sel = _qdev_runs(ctx.runs, hops, window)
         return mean_ci([lred_queue_deviation(r, reading) for r in sel.to_dict("records")])
 
-    check.__doc__ = f"Queue size deviation ({reading}) on the {hops}-hop chain at MaxWin ceil(h/4)."
+    at = f"MaxWin {window}" if window else "MaxWin ceil(h/4)"
+    check.__doc__ = f"Queue size deviation ({reading}) on the {hops}-hop chain at {at}."
     return check
 
 
 for _h in QDEV_PAPER:
     globals()[f"lred_qdev__{_h}"] = lred_qdev_at(_h)
+    globals()[f"lred_qdev32__{_h}"] = lred_qdev_at(_h, window=32)
+
+
+def _qdev_trend(ctx: "Context", window: int) -> Estimate:
+    hs = sorted(int(h) for h in ctx.runs[HOPS].unique())
+    ys = [lred_qdev_at(h, window=window)(ctx, ctx.runs, {}).mean for h in hs]
+    return Estimate(chain_spearman(hs, ys), math.nan, len(hs), math.nan)
 
 
 def lred_qdev_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Spearman rank correlation of hop count and the mean queue size deviation."""
-    hs = sorted(int(h) for h in ctx.runs[HOPS].unique())
-    ys = [lred_qdev_at(h)(ctx, runs, point).mean for h in hs]
-    return Estimate(chain_spearman(hs, ys), math.nan, len(hs), math.nan)
+    """Spearman rank correlation of hop count and the mean queue size deviation (MaxWin ceil(h/4))."""
+    return _qdev_trend(ctx, 0)
+
+
+def lred_qdev_trend32(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """As lred_qdev_trend, at MaxWin 32 (side experiment)."""
+    return _qdev_trend(ctx, 32)
 
 
 def lred_qdev_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Table 1: queue size deviation against chain length (two readings), and the
     per-node occupancy profile of each chain."""
     hs = sorted(int(h) for h in ctx.runs[HOPS].unique())
+    windows = sorted({int(w) for w in ctx.runs[WIN].fillna(0)}) if WIN in ctx.runs.columns else [0]
     fig = new_figure(*opts.get("size", (11.0, 4.2)))
     a1, a2 = fig.subplots(1, 2)
-    for i, reading in enumerate(("max_over_mean", "one_plus_cv")):
-        es = [lred_qdev_at(h, reading)(ctx, ctx.runs, {}) for h in hs]
+    for i, (reading, window) in enumerate((r, w) for w in windows for r in ("max_over_mean", "one_plus_cv")):
+        es = [lred_qdev_at(h, reading, window)(ctx, ctx.runs, {}) for h in hs]
+        at = f"MaxWin {window}" if window else "MaxWin ceil(h/4)"
         a1.errorbar(hs, [e.mean for e in es], yerr=[0 if e.ci != e.ci else e.ci for e in es], marker="o",
-                    capsize=3, color=f"C{i}", label=f"hoptcp: {reading.replace('_', ' ')}")
+                    capsize=3, color=f"C{i}", ls="-" if not window else "--",
+                    label=f"hoptcp: {reading.replace('_', ' ')}, {at}")
     a1.plot(list(QDEV_PAPER), list(QDEV_PAPER.values()), "s", fillstyle="none", ms=9, color="C3",
             label="paper (INFOCOM Table 1)")
     a1.set_xscale("log")
     a1.set_xticks(hs, [str(h) for h in hs])
     a1.minorticks_off()
-    _style(a1, "Chain length (hops)", "Queue size deviation", "MaxWin = ceil(h/4)")
+    _style(a1, "Chain length (hops)", "Queue size deviation", "Deviation against chain length")
     a1.legend(fontsize=7)
     for i, h in enumerate(hs):
-        sel = ctx.runs[ctx.runs[HOPS] == h].to_dict("records")
+        sel = _qdev_runs(ctx.runs, h, 0).to_dict("records")
         ids = _node_ids(sel[0], "queue_avg")
         occ = [sum(v) / len(v) for v in zip(*[lred_occupancy(r, ids) for r in sel], strict=True)]
         mean_mid = sum(occ[1:-1]) / max(len(occ) - 2, 1)
         a2.plot([j / h for j in ids], [o / mean_mid for o in occ], marker=".", color=f"C{i}", label=f"{h} hops")
     _style(a2, "Position along the chain (node / h)", "Occupancy / mean over intermediate nodes",
-           "Where the packets wait")
+           "Where the packets wait, MaxWin ceil(h/4)")
     a2.legend(fontsize=7)
     return fig
 
@@ -1068,6 +1122,9 @@ def lred_varsize_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opt
     i = max(range(len(t)), key=lambda k: t.iloc[k]["goodput"].mean)
     a1.axvline(xs[i], color="C3", ls="--", lw=1, label=f"W* = {xs[i]:.1f} kB (MaxWin {t.iloc[i]['win']})")
     a1.set_xscale("log")
+    ticks = [v for v in (1, 2, 3, 4, 6, 8, 10, 15, 20, 30, 50) if min(xs) / 1.2 <= v <= max(xs) * 1.2]
+    a1.set_xticks(ticks, [str(v) for v in ticks])
+    a1.minorticks_off()
     _style(a1, "Average window of both flows (kB in flight)", "Aggregate throughput (kb/s)",
            f"Two flows, {sizes[0]} B and {sizes[1]} B segments")
     a1.legend(fontsize=7)
