@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 import pytest
+
 from hoptcp import SpecError
 from hoptcp.cli import main
 from hoptcp.reproduce import get_entry, reproduce
