@@ -4,8 +4,9 @@
 import types
 
 import pytest
+
 from hoptcp import SpecError
-from hoptcp.reproduce import Evidence, parse_entry, registry, reproduce
+from hoptcp.reproduce import Evidence, claim_on, parse_entry, registry, reproduce
 from hoptcp.stats import Estimate
 
 CLAIM = {"name": "c", "paper": "printed 1 Mb/s", "value": "aggregate_goodput_bps", "paper_value": 1e6,
@@ -100,7 +101,7 @@ def _entry(lib, *, shown, rule="within 0.0001% of paper", **claim_kw):
     """An entry whose claim fails (the fake core's goodput is not exactly 1 Mb/s) with evidence
     computed from its side sweep, and a generated number in the notes."""
 
-    def longer_runs_more(ctx, point):
+    def longer_runs_more(ctx, claim, point):
         main, side = ctx.runs["duration_s"].iloc[0], ctx.side("longer").runs["duration_s"].iloc[0]
         return Evidence(shown, f"side sweep ran {side:g} s against {main:g} s")
 
@@ -158,7 +159,7 @@ def test_side_sweeps_are_cached_like_the_main_sweep(fake_core, lib, tmp_path):
 
 
 def test_evidence_per_point_and_errors_in_evidence(fake_core, lib, tmp_path):
-    def by_leaves(ctx, point):
+    def by_leaves(ctx, claim, point):
         if point["topology.leaves"] == 2:
             raise ValueError("no runs for that")
         return Evidence(point["topology.leaves"] == 3, f"{point['topology.leaves']} leaves")
@@ -190,3 +191,18 @@ def test_check_functions_see_side_sweeps(fake_core, lib, tmp_path):
     rep = reproduce(parse_entry({**BASE, "claims": [c], "side": [SIDE]}), tmp_path / "o", store=tmp_path / "r.db",
                     progress=False)
     assert rep.claims[0].verdict == "pass"
+
+
+def test_claim_on_a_side_sweep_applies_the_claims_own_rule(fake_core, lib, tmp_path):
+    def same_rule_on_side(ctx, claim, point):
+        est, holds, dev = claim_on(ctx.side("longer"), claim, {**point, "duration_s": 2.0})
+        return Evidence(holds, f"side: {est.mean:.0f} ({dev})")
+
+    lib.same_rule_on_side = same_rule_on_side
+    c = claim(rule="within 0.0001% of paper", evidence="same_rule_on_side")
+    rep = reproduce(parse_entry({**BASE, "claims": [c], "side": [SIDE]}), tmp_path / "o", store=tmp_path / "r.db",
+                    progress=False)
+    ev = rep.claims[0].rows[0].evidence
+    assert ev.shown is False and ev.text.startswith("side: ") and "%" in ev.text
+    est, holds, dev = claim_on(rep.context.side("longer"), rep.entry.claims[0], {"duration_s": 3.0})
+    assert holds is None and est.n == 0  # no side runs of 3 s

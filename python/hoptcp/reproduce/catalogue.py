@@ -119,7 +119,7 @@ class Claim:
     per_point: bool = False
     #: why hoptcp may differ; shown with the claim, but only ``evidence`` can make a verdict "differs"
     known_difference: str = ""
-    #: a function ``f(ctx, point) -> Evidence`` that shows (or not) the cause of a failing rule
+    #: a function ``f(ctx, claim, point) -> Evidence`` that shows (or not) the cause of a failing rule
     evidence: str | None = None
     unit: str = ""
     scale: float = 1.0

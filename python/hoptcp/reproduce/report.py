@@ -127,22 +127,11 @@ def _num(v: float | None, claim: Claim) -> str:
 
 
 def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
-    from .registry import need
-
     points = ctx.spec.points() if claim.per_point else [{}]
     rows = []
     for point in points:
-        runs = ctx.runs_at(point)
         try:
-            if claim.check:
-                got = need("check", claim.check)(ctx, runs, point)
-                est = got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
-            else:
-                if claim.value not in runs.columns:
-                    raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
-                est = mean_ci(runs[claim.value])
-            ref_point = point if claim.per_point or len(ctx.spec.points()) != 1 else ctx.spec.points()[0]
-            ref = float(need("reference", claim.reference)(ctx, ref_point)) if claim.reference else None
+            est, ref = _measure(claim, ctx, point)
         except (SpecError, ValueError, KeyError) as exc:
             rows.append(PointRow(point, Estimate(math.nan, math.nan, 0, math.nan), None, None, str(exc), "error"))
             continue
@@ -159,6 +148,38 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
     return ClaimResult(claim, rows)
 
 
+def _measure(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> tuple[Estimate, float | None]:
+    """hoptcp's estimate for a claim at a point of ``ctx``'s sweep, and the reference value."""
+    from .registry import need
+
+    runs = ctx.runs_at(point)
+    if claim.check:
+        got = need("check", claim.check)(ctx, runs, point)
+        est = got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
+    else:
+        if claim.value not in runs.columns:
+            raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
+        est = mean_ci(runs[claim.value])
+    ref = None
+    if claim.reference:
+        ref_point = point if claim.per_point or len(ctx.points) != 1 else ctx.points[0]
+        ref = float(need("reference", claim.reference)(ctx, ref_point))
+    return est, ref
+
+
+def claim_on(ctx: Context, claim: Claim, point: Mapping[str, Any]) -> tuple[Estimate, bool | None, str]:
+    """A claim measured on another sweep, typically a side experiment that switches the suspected
+    cause: (estimate, whether the claim's own rule holds there, deviation text). ``point`` selects
+    that sweep's runs (it may name extra parameters, such as the side sweep's ``duration_s``); the
+    paper's number is the one of the claim at the same point. For evidence functions."""
+    try:
+        est, ref = _measure(claim, ctx, point)
+    except (SpecError, ValueError, KeyError) as exc:
+        return Estimate(math.nan, math.nan, 0, math.nan), None, str(exc)
+    holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+    return est, holds, dev
+
+
 def _evidence(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> Evidence | None:
     """The claim's evidence for a failing point: "differs" needs it shown; a text alone is not enough."""
     from .registry import need
@@ -166,7 +187,7 @@ def _evidence(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> Evidence 
     if not claim.evidence:
         return None
     try:
-        got = need("evidence", claim.evidence)(ctx, point)
+        got = need("evidence", claim.evidence)(ctx, claim, point)
     except (SpecError, ValueError, KeyError, ZeroDivisionError) as exc:
         return Evidence(None, f"could not be evaluated: {exc}")
     if isinstance(got, tuple) and len(got) == 2:
