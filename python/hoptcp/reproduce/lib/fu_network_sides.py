@@ -74,7 +74,8 @@ def net_overflow_in_first_slow_start(ctx: "Context", claim: "Claim", point: Mapp
     est, holds, dev = claim_on(ctx.side("ssthresh-20"), claim, point)
     early_all = n > 0 and same == n
     shown = None if holds is None else (early_all and holds)
-    text = (f"{int(_overflow(end).sum())} overflow drops, in {hit} of {len(end)} runs; "
+    total = int(_overflow(end).sum())
+    text = (f"{total} overflow drop{'' if total == 1 else 's'}, in {hit} of {len(end)} runs; "
             f"{int(_overflow(early).sum())} of them by {d:g} s (the same runs stopped there: "
             f"{'all' if early_all else f'{same} of {n}'} runs identical); with tcp.initial_ssthresh = 20 the claim "
             f"gives {est.mean * claim.scale:.4g} ({dev})")
