@@ -13,7 +13,7 @@ use super::backoff::Backoff;
 use super::frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 use super::policy::LinkPolicy;
 use super::timing::Timing;
-use crate::engine::time::ceil_us;
+use crate::engine::time::{ceil_us, round_us};
 use crate::engine::{RngStream, Time};
 use crate::phy::radio::{Arrival, Radio, RxStartOutcome, RxState};
 
@@ -58,6 +58,16 @@ impl MacParams {
     /// MAC frame length of a DATA frame carrying an IP packet of `ip_bytes`.
     pub fn data_bytes(&self, ip_bytes: u32) -> u32 {
         ip_bytes + self.format.data_overhead_bytes()
+    }
+
+    /// A Duration field (or NAV) in whole microseconds: ns-2 rounds to the nearest
+    /// (`usec()` in mac-802_11.h), IEEE 802.11 rounds up. Only 5.5 and 11 Mb/s DSSS
+    /// frames last fractions of a microsecond.
+    pub fn duration(&self, t: Time) -> Time {
+        match self.format {
+            FrameFormat::Ns2 => round_us(t),
+            FrameFormat::Standard => ceil_us(t),
+        }
     }
 }
 
@@ -412,7 +422,7 @@ impl Dcf {
             kind: FrameKind::Data,
             ta: self.id,
             ra: out.next_hop,
-            nav: if broadcast { 0 } else { ceil_us(p.timing.sifs + p.ack_time) },
+            nav: if broadcast { 0 } else { p.duration(p.timing.sifs + p.ack_time) },
             seq,
             retry: false,
             bytes,
@@ -434,7 +444,7 @@ impl Dcf {
             kind: FrameKind::Rts,
             ta: self.id,
             ra: out.next_hop,
-            nav: ceil_us(3 * p.timing.sifs + p.cts_time + data.airtime + p.ack_time),
+            nav: p.duration(3 * p.timing.sifs + p.cts_time + data.airtime + p.ack_time),
             seq: 0,
             retry: false,
             bytes: p.format.rts_bytes(),
@@ -663,7 +673,7 @@ impl Dcf {
             }
             RxStartOutcome::Captured => {
                 // ns-2 keeps carrier sense honest with an EIFS-long NAV.
-                self.set_nav(now + p.timing.eifs + frame.airtime, env);
+                self.set_nav(now + p.duration(p.timing.eifs + frame.airtime), env);
             }
             RxStartOutcome::Collided { extended } => {
                 self.counters.rx_collisions += 1;
@@ -714,7 +724,7 @@ impl Dcf {
             kind: FrameKind::Cts,
             ta: self.id,
             ra: f.ta,
-            nav: f.nav.saturating_sub(p.timing.sifs + p.cts_time),
+            nav: p.duration(f.nav.saturating_sub(p.timing.sifs + p.cts_time)),
             seq: 0,
             retry: false,
             bytes: p.format.cts_bytes(),

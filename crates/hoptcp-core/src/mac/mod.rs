@@ -3,6 +3,8 @@
 
 pub mod backoff;
 pub mod dcf;
+#[cfg(test)]
+mod dcf_tests;
 pub mod frame;
 pub mod policy;
 pub mod timing;
