@@ -186,3 +186,28 @@ fn vegas_and_delayed_acks_ease_contention() {
         assert!(d.goodput_bps > n.goodput_bps);
     }
 }
+
+/// The default initial ssthresh is ns-2.35's as the papers scripted it (20,
+/// the class default window_ when the agent was created), not window_ = 32:
+/// the first slow start stops at 20 segments, which a 20-packet buffer before
+/// the chain's bottleneck absorbs; starting at 32 overflows it in some runs.
+#[test]
+fn first_slow_start_stops_at_ns2_default_ssthresh_with_small_buffers() {
+    let toml = example("chain7.toml");
+    let overflow = |ssthresh: Option<u32>| -> u64 {
+        (1..=8)
+            .map(|seed| {
+                let mut ov = vec![("duration_s", "10".to_string()), ("mac.queue_limit", "20".to_string())];
+                if let Some(s) = ssthresh {
+                    ov.push(("tcp.initial_ssthresh", s.to_string()));
+                }
+                drops(&run_seed(&toml, &ov, seed), "queue_overflow")
+            })
+            .sum()
+    };
+    let default = overflow(None);
+    let window = overflow(Some(32));
+    assert_eq!(default, overflow(Some(20)), "the default is 20");
+    assert_eq!(default, 0, "ssthresh 20: no overflow in the first 10 s");
+    assert!(window > 0, "ssthresh = window_ = 32 overflows the 20-packet buffer in some runs");
+}

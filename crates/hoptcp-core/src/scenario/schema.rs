@@ -234,10 +234,13 @@ pub struct TcpSpec {
     pub delayed_ack: bool,
     pub min_rto_s: f64,
     pub initial_window: u32,
-    /// Initial slow-start threshold; omitted = max_window (ns-2 resets
-    /// ssthresh_ to window_ when the run starts).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub initial_ssthresh: Option<u32>,
+    /// Initial slow-start threshold (packets). ns-2.35 sets ssthresh_ =
+    /// window_ in `TcpAgent::reset()`, which runs when the agent is created
+    /// (tcp/tcp.cc, `delay_bind_init_all`) and never again for agents on
+    /// mobile nodes (`Node/MobileNode instproc reset` skips them): a script
+    /// that sets `$tcp set window_ 32` afterwards, as usual, starts with the
+    /// class default window_ of 20.
+    pub initial_ssthresh: u32,
     /// Vegas thresholds in packets (ns-2: v_alpha_ 1, v_beta_ 3, v_gamma_ 1).
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
@@ -254,7 +257,7 @@ impl Default for TcpSpec {
             delayed_ack: false,
             min_rto_s: 0.2,
             initial_window: 2,
-            initial_ssthresh: None,
+            initial_ssthresh: 20,
             vegas_alpha: 1.0,
             vegas_beta: 3.0,
             vegas_gamma: 1.0,

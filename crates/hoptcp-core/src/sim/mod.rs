@@ -157,7 +157,7 @@ fn tcp_flow(f: &FlowPlan, seed: u64) -> TcpFlow {
         payload_bytes: t.payload_bytes,
         max_window: t.max_window,
         initial_window: t.initial_window,
-        initial_ssthresh: t.initial_ssthresh.unwrap_or(0),
+        initial_ssthresh: t.initial_ssthresh,
         ecn: t.ecn,
         delayed_ack: t.delayed_ack,
         min_rto: from_secs(t.min_rto_s),
