@@ -1,0 +1,150 @@
+"""Running exported scenarios under ns-2.35 and storing the results.
+
+One run exports the scenario, runs ``ns`` in a temporary directory, parses what it
+wrote (:mod:`hoptcp.ns2.trace`) and returns a report with hoptcp's keys. Runs are
+cached in the results store like hoptcp's own, under the version
+:func:`ns2_version` (ns-2.35 plus a digest of the exporter and parser), so a
+changed exporter never reuses old runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..errors import SpecError
+from ..results import flatten_metrics
+from ..runner import RunError, Task, execute, log
+from ..scenario import Scenario
+from ..store import DEFAULT_STORE, Store, make_frame
+from . import export as _export
+from . import trace as _trace
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: the ns-2 binary (``HOPTCP_NS`` overrides the name or path)
+NS_ENV = "HOPTCP_NS"
+
+
+def ns_binary() -> str | None:
+    """Path of the ``ns`` executable, or None when ns-2 is not installed."""
+    return shutil.which(os.environ.get(NS_ENV, "ns"))
+
+
+def available() -> bool:
+    return ns_binary() is not None
+
+
+@lru_cache(maxsize=1)
+def ns2_version() -> str:
+    """Store version of ns-2 runs: changes whenever the exporter or the parser changes."""
+    h = hashlib.sha256()
+    for mod in (_export, _trace):
+        h.update(Path(mod.__file__ or "").read_bytes())
+    return f"ns-2.35+export.{h.hexdigest()[:12]}"
+
+
+class Ns2Error(RunError):
+    """ns-2 failed on an exported script."""
+
+
+def run_ns2(scenario: Scenario, seed: int | None = None, *, keep: str | Path | None = None,
+            timeout_s: float | None = None) -> dict[str, Any]:
+    """Run ``scenario`` under ns-2.35; return its report (hoptcp's keys) with an ``ns2`` section.
+
+    ``keep``: a directory to leave the script and ns-2's output files in.
+    """
+    ns = ns_binary()
+    if ns is None:
+        raise Ns2Error("ns-2 is not installed (no `ns` on PATH; Debian/Ubuntu: apt-get install ns2)")
+    exp = _export.export(scenario, seed)
+    meta = exp.meta()
+    with tempfile.TemporaryDirectory(prefix="hoptcp-ns2-") as tmp:
+        work = Path(keep) if keep is not None else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        script = work / "scenario.tcl"
+        script.write_text(exp.tcl, encoding="utf-8")
+        out = work / "out"
+        t = time.perf_counter()
+        try:
+            proc = subprocess.run([ns, str(script), str(out)], check=False, cwd=work, capture_output=True, text=True,
+                                  timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise Ns2Error(f"ns-2 did not finish within {timeout_s:g} s") from None
+        wall = time.perf_counter() - t
+        if proc.returncode != 0 or not Path(f"{out}.stats").exists():
+            tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
+            raise Ns2Error(f"ns-2 failed (exit {proc.returncode}): {tail}")
+        rep, problems = _trace.read_run(out, meta, int(scenario.with_raw([]).resolved()["seed"])
+                                        if seed is None else seed)
+    rep["wall_time_s"] = wall
+    rep["hoptcp_version"] = ns2_version()
+    rep["ns2"].update({"route_problems": problems, "t0": exp.t0, "notes": exp.notes})
+    return rep
+
+
+def run_json(toml_text: str, overrides: Sequence[tuple[str, str]], seed: int) -> str:
+    """:data:`hoptcp.runner.RunFn` for ns-2: a run as JSON text."""
+    return json.dumps(run_ns2(Scenario(toml_text, tuple(overrides)), seed))
+
+
+# --- sweeps of ns-2 runs ------------------------------------------------------------------
+
+def ns2_metrics(raw: dict[str, Any]) -> dict[str, Any]:
+    """Flat metrics of an ns-2 report; ``ns2.routes_ok`` says whether DSDV froze hoptcp's routes."""
+    m = flatten_metrics({k: v for k, v in raw.items() if k != "ns2"})
+    info = raw.get("ns2", {})
+    m["ns2.routes_ok"] = not info.get("route_problems")
+    m["ns2.arp_drops"] = info.get("arp_drops", 0)
+    return m
+
+
+def run_sweep(spec: Any, *, store: str | Path | Store = DEFAULT_STORE, jobs: int | None = None,
+              progress: bool = True) -> "pd.DataFrame":
+    """Run a :class:`hoptcp.sweep.SweepSpec` under ns-2.35 (what the store lacks), return its frame.
+
+    The frame has hoptcp's metric names (those ns-2 gives) and ``ns2.routes_ok``.
+    """
+    from ..sweep import plan
+
+    if not available():
+        raise Ns2Error("ns-2 is not installed (no `ns` on PATH; Debian/Ubuntu: apt-get install ns2)")
+    the_plan = plan(spec)
+    version = ns2_version()
+    name = f"{spec.name}@ns2"
+    own = not isinstance(store, Store)
+    db = store if isinstance(store, Store) else Store(store)
+    try:
+        db.register_sweep(name, spec.to_dict(), version, the_plan.members)
+        have = db.existing([t.key for t in the_plan.tasks], version)
+        todo = [t for t in the_plan.tasks if t.key not in have]
+        log(f"ns-2 '{spec.name}': {len(the_plan.members)} runs; {len(the_plan.tasks) - len(todo)} cached, "
+            f"{len(todo)} to run  (store {db.path})", progress)
+
+        def stored(task: Task, js: str) -> None:
+            raw = json.loads(js)
+            db.put(scenario_hash=task.scenario_hash, seed=task.seed, version=version, sweep=name,
+                   params=task.params, scenario_json=task.scenario_json, metrics=ns2_metrics(raw),
+                   result_json=js, wall_time_s=raw.get("wall_time_s"))
+
+        execute(todo, stored, run_fn=run_json, jobs=jobs, progress=progress, description=f"{spec.name} (ns-2)")
+        df = make_frame(db.rows(name, version), None)
+        df.attrs.update(sweep=name, store=db.path, simulator="ns-2.35", hoptcp_version=version)
+        return df
+    finally:
+        if own:
+            db.close()
+
+
+def check_installed() -> None:
+    if not available():
+        raise SpecError("ns-2 is not installed (no `ns` on PATH; Debian/Ubuntu: apt-get install ns2)")
