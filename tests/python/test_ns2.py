@@ -212,7 +212,7 @@ def test_export_maps_radio_mac_and_tcp_keys() -> None:
 
 
 def tr_power(d: float, radio: dict) -> float:
-    from hoptcp.ns2.export import two_ray_power
+    from hoptcp.ns2.exporter import two_ray_power
 
     return two_ray_power(d, radio)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .compare import Welch, welch
 from .crosscheck import Crosscheck, crosscheck
-from .export import Export, Ns2Unsupported, export
+from .exporter import Export, Ns2Unsupported, export
 from .run import available, run_ns2
 
 __all__ = ["Crosscheck", "Export", "Ns2Unsupported", "Welch", "available", "crosscheck", "export", "run_ns2",

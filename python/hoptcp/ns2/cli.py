@@ -75,7 +75,7 @@ def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: s
     Run it with `ns FILE.tcl [OUT]`; it writes OUT.tr, OUT.cwnd and OUT.stats, which
     `hoptcp crosscheck` parses. Keys ns-2.35 cannot express are refused with one error.
     """
-    from .export import export
+    from .exporter import export
 
     exp = export(_load(scenario, sets), seed)
     if output is None:
@@ -85,6 +85,66 @@ def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: s
         click.echo(f"wrote {output} (scenario time 0 = ns-2 time {exp.t0:g} s; run: ns {output} OUT)", err=True)
     for note in exp.notes:
         click.echo(f"note: {note}", err=True)
+
+
+@ns2.command("validate")
+@click.option("--suite", "suite_path", type=click.Path(dir_okay=False), default="validation/ns2/suite.toml",
+              show_default=True, help="The suite of matched cases.")
+@click.option("--only", multiple=True, metavar="NAME", help="Only cases matching this name or glob (repeatable).")
+@click.option("--seeds", "seeds_text", default=None, help="Seeds (default: the suite's), e.g. 1-5.")
+@_jobs_option
+@_store_option
+@click.option("--results", type=click.Path(dir_okay=False), default="validation/ns2/results.json",
+              show_default=True, help="Stored results of every run (read and updated).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default="docs/validation.md", show_default=True,
+              help="The page to write.")
+@click.option("--render-only", is_flag=True, help="Only render the page from the stored results (no simulator).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None, jobs: int | None,
+                 store: str | None, results: str, output: str, render_only: bool, quiet: bool) -> None:
+    """Run the validation suite in hoptcp and ns-2.35 and write docs/validation.md.
+
+    Runs are cached in the results store; the compared metrics of every run are kept in
+    validation/ns2/results.json, from which --render-only rebuilds the page.
+    """
+    from ..store import DEFAULT_STORE
+    from .validation import load_results, load_suite, render, run_suite
+
+    suite = load_suite(suite_path)
+    if render_only:
+        data = load_results(results)
+    else:
+        seeds = parse_seeds(seeds_text) if seeds_text else None
+        data = run_suite(suite, only=only, seeds=seeds, store=store or DEFAULT_STORE, jobs=jobs,
+                         progress=not quiet, results=results,
+                         on_case=None if quiet else lambda n: click.echo(f"case {n}", err=True))
+    Path(output).write_text(render(suite, data), encoding="utf-8")
+    click.echo(f"wrote {output} ({len(data.get('cases', {}))} cases; results in {results})", err=True)
+
+
+@ns2.command("reproduce-data")
+@click.argument("entries", nargs=-1, required=True, metavar="ID...|all")
+@_jobs_option
+@_store_option
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+def reproduce_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | None, quiet: bool) -> None:
+    """Run reproduction entries' sweeps in ns-2.35 and store the results with hoptcp.
+
+    Writes hoptcp/reproduce/ns2data/ID.csv and ID.json (in the source tree), from which
+    `hoptcp reproduce ID` draws its ns-2.35 column without running ns-2. Entries whose
+    claims need numbers ns-2's traces do not give are skipped with the reason.
+    """
+    from ..reproduce.catalogue import catalogue
+    from . import stored
+
+    ids = [e.id for e in catalogue()] if entries == ("all",) else list(entries)
+    for eid in ids:
+        plan = stored.plan_of(eid)
+        if plan.unsupported:
+            click.echo(f"{eid}: skipped: {plan.unsupported}", err=True)
+            continue
+        path = stored.generate(eid, store=store, jobs=jobs, progress=not quiet)
+        click.echo(f"{eid}: wrote {path}", err=True)
 
 
 def _fmt_ms(mean: float, sd: float) -> str:

@@ -55,7 +55,7 @@ def crosscheck(scenario: Scenario, seeds: Sequence[int], *, store: str | Path | 
     from ..sweep import SweepSpec, run_sweep
 
     # Fail on what ns-2 cannot express before running anything.
-    from .export import export
+    from .exporter import export
 
     ns2_possible = run_ns2 and ns2run.available()
     if ns2_possible:

@@ -9,6 +9,7 @@ changed exporter never reuses old runs.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ from ..results import flatten_metrics
 from ..runner import RunError, Task, execute, log
 from ..scenario import Scenario
 from ..store import DEFAULT_STORE, Store, make_frame
-from . import export as _export
+from . import exporter as _export
 from . import trace as _trace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,11 +47,22 @@ def available() -> bool:
 
 @lru_cache(maxsize=1)
 def ns2_version() -> str:
-    """Store version of ns-2 runs: changes whenever the exporter or the parser changes."""
+    """Store version of ns-2 runs: changes whenever the exporter's or the parser's code
+    changes (their syntax trees without docstrings: editing a comment reuses cached runs)."""
     h = hashlib.sha256()
     for mod in (_export, _trace):
-        h.update(Path(mod.__file__ or "").read_bytes())
+        h.update(_code_digest(Path(mod.__file__ or "").read_text(encoding="utf-8")).encode())
     return f"ns-2.35+export.{h.hexdigest()[:12]}"
+
+
+def _code_digest(source: str) -> str:
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            body[0] = ast.Pass()
+    return ast.dump(tree, annotate_fields=False)
 
 
 class Ns2Error(RunError):
@@ -109,7 +121,7 @@ def ns2_metrics(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_sweep(spec: Any, *, store: str | Path | Store = DEFAULT_STORE, jobs: int | None = None,
-              progress: bool = True) -> "pd.DataFrame":
+              progress: bool = True, derive: Any = None) -> "pd.DataFrame":
     """Run a :class:`hoptcp.sweep.SweepSpec` under ns-2.35 (what the store lacks), return its frame.
 
     The frame has hoptcp's metric names (those ns-2 gives) and ``ns2.routes_ok``.
@@ -118,7 +130,7 @@ def run_sweep(spec: Any, *, store: str | Path | Store = DEFAULT_STORE, jobs: int
 
     if not available():
         raise Ns2Error("ns-2 is not installed (no `ns` on PATH; Debian/Ubuntu: apt-get install ns2)")
-    the_plan = plan(spec)
+    the_plan = plan(spec, derive)
     version = ns2_version()
     name = f"{spec.name}@ns2"
     own = not isinstance(store, Store)

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .. import _bridge
 from ..errors import SpecError
-from .registry import where
 from ..runner import RunError
 from ..scenario import Scenario
 from ..stats import Estimate, mean_ci
 from ..store import DEFAULT_STORE, select_metrics
 from ..sweep import SweepSpec, run_sweep
 from .catalogue import Claim, Entry, catalogue, get_entry
+from .registry import where
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -35,6 +35,9 @@ class Context:
     runs: "pd.DataFrame"
     derive: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None
     quick: bool
+    #: the same sweep run in ns-2.35, from the data stored with hoptcp (same columns as
+    #: ``runs``; None when the entry has none for these settings, e.g. in a quick run)
+    ns2_runs: "pd.DataFrame | None" = None
     _resolved: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -54,10 +57,26 @@ class Context:
         return self._resolved[key]
 
     def runs_at(self, point: Mapping[str, Any]) -> "pd.DataFrame":
-        df = self.runs
-        for k, v in point.items():
-            df = df[df[k] == v]
-        return df
+        return _at(self.runs, point)
+
+    def ns2_runs_at(self, point: Mapping[str, Any]) -> "pd.DataFrame | None":
+        """ns-2.35's runs at a sweep point (None without stored ns-2.35 runs, empty where
+        ns-2.35 did not run that point)."""
+        return None if self.ns2_runs is None else _at(self.ns2_runs, point)
+
+    def for_ns2(self) -> "Context | None":
+        """This context with ns-2.35's runs in place of hoptcp's (for check functions)."""
+        if self.ns2_runs is None:
+            return None
+        return Context(self.entry, self.spec, self.ns2_runs, self.derive, self.quick, None, self._resolved)
+
+
+def _at(df: "pd.DataFrame", point: Mapping[str, Any]) -> "pd.DataFrame":
+    for k, v in point.items():
+        if k not in df.columns:
+            return df.iloc[0:0]
+        df = df[df[k] == v]
+    return df
 
 
 @dataclass
@@ -68,6 +87,8 @@ class PointRow:
     holds: bool | None
     deviation: str
     verdict: str
+    #: the same value computed from ns-2.35's runs (None: no stored ns-2.35 runs here)
+    ns2: Estimate | None = None
 
     @property
     def label(self) -> str:
@@ -97,6 +118,32 @@ def _num(v: float | None, claim: Claim) -> str:
     return f"{v * claim.scale:.4g}{' ' + claim.unit if claim.unit else ''}"
 
 
+def _estimate(claim: Claim, ctx: Context, runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """The claim's value from ``runs`` (a metric's mean, or its check function)."""
+    from .registry import need
+
+    if claim.check:
+        got = need("check", claim.check)(ctx, runs, point)
+        return got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
+    if claim.value not in runs.columns:
+        raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
+    return mean_ci(runs[claim.value])
+
+
+def _ns2_estimate(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> Estimate | None:
+    """The claim's value from ns-2.35's stored runs; None when there are none for this point
+    or the value needs a metric ns-2.35's traces do not give."""
+    nctx = ctx.for_ns2()
+    runs = ctx.ns2_runs_at(point)
+    if nctx is None or runs is None or runs.empty:
+        return None
+    try:
+        est = _estimate(claim, nctx, runs, point)
+    except (SpecError, ValueError, KeyError, ZeroDivisionError):
+        return None
+    return None if math.isnan(est.mean) else est
+
+
 def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
     from .registry import need
 
@@ -105,13 +152,7 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
     for point in points:
         runs = ctx.runs_at(point)
         try:
-            if claim.check:
-                got = need("check", claim.check)(ctx, runs, point)
-                est = got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
-            else:
-                if claim.value not in runs.columns:
-                    raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
-                est = mean_ci(runs[claim.value])
+            est = _estimate(claim, ctx, runs, point)
             ref_point = point if claim.per_point or len(ctx.spec.points()) != 1 else ctx.spec.points()[0]
             ref = float(need("reference", claim.reference)(ctx, ref_point)) if claim.reference else None
         except (SpecError, ValueError, KeyError) as exc:
@@ -124,7 +165,7 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
             verdict = "pass"
         else:
             verdict = "differs" if claim.known_difference else "fail"
-        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict))
+        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, _ns2_estimate(claim, ctx, point)))
     return ClaimResult(claim, rows)
 
 
@@ -154,7 +195,9 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
     t0 = time.perf_counter()
     runs = run_sweep(spec, store=store, jobs=jobs, dask=dask, progress=progress, derive=derive)
     elapsed = time.perf_counter() - t0
-    ctx = Context(entry, spec, runs, derive, quick)
+    from ..ns2 import stored
+
+    ctx = Context(entry, spec, runs, derive, quick, stored.load(entry.id, spec))
     claims = [evaluate_claim(c, ctx) for c in entry.claims]
     by_name = {c.claim.name: c for c in claims}
     figures = []
@@ -171,8 +214,39 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
         cols = [c for c in cols if c not in runs.attrs.get("metrics", []) or c in keep]
     runs[cols].to_csv(out / "results.csv", index=False)
     report = out / "report.md"
-    report.write_text(_report_md(entry, spec, quick, runs, claims, figures, elapsed, store), encoding="utf-8")
+    report.write_text(_report_md(entry, spec, quick, runs, claims, figures, elapsed, store, ctx.ns2_runs),
+                      encoding="utf-8")
     return Reproduction(entry, quick, claims, figures, report, runs)
+
+
+def _est(est: Estimate | None, claim: Claim) -> str:
+    if est is None or math.isnan(est.mean):
+        return "-"
+    ci = "" if math.isnan(est.ci) else f" ± {est.ci * claim.scale:.3g}"
+    return f"{_num(est.mean, claim)}{ci}"
+
+
+def _ns2_line(entry: Entry, ns2_runs: "pd.DataFrame | None", quick: bool) -> str:
+    from ..ns2 import stored
+
+    meta = stored.info(entry.id)
+    plan = stored.plan_of(entry.id)
+    if plan.unsupported:
+        return f"no ns-2.35 column: {plan.unsupported}"
+    if meta is None:
+        return "no stored ns-2.35 runs (`hoptcp ns2 reproduce-data " + entry.id + "` makes them)"
+    if ns2_runs is None:
+        return (f"stored runs are for the full sweep's settings, not this {'quick ' if quick else ''}run's; "
+                "no ns-2.35 column")
+    seeds = meta.get("seeds") or []
+    text = (f"{len(ns2_runs)} runs of the same scenarios (seeds {_values(list(seeds))}), "
+            f"`hoptcp/reproduce/ns2data/{entry.id}.csv`, {meta.get('ns2_version', '?')}, "
+            f"generated {meta.get('generated', '?')}")
+    if meta.get("runs") is not None and meta.get("runs") != len(ns2_runs):
+        text += f"; {meta['runs'] - len(ns2_runs)} runs left out where DSDV froze other routes than hoptcp's"
+    if meta.get("note"):
+        text += f". {meta['note']}"
+    return text
 
 
 def _values(vals: list[Any]) -> str:
@@ -182,7 +256,7 @@ def _values(vals: list[Any]) -> str:
 
 
 def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame", claims: list[ClaimResult],
-               figures: list[Path], elapsed: float, store: Any) -> str:
+               figures: list[Path], elapsed: float, store: Any, ns2_runs: "pd.DataFrame | None" = None) -> str:
     import hoptcp
 
     L: list[str] = []
@@ -214,6 +288,7 @@ def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame",
     L.append(f"| simulation wall time | {sim_wall:.1f} s summed over runs; this invocation took {elapsed:.1f} s |")
     L.append(f"| hoptcp | core {_bridge.version()}, package {hoptcp.__version__} |")
     L.append(f"| store | `{store}`, sweep `{spec.name}` |")
+    L.append(f"| ns-2.35 | {_ns2_line(entry, ns2_runs, quick)} |")
     L.append(f"| date | {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} |")
 
     L += ["", "## Claims"]
@@ -226,16 +301,19 @@ def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame",
         L.append(f"hoptcp value: {how}; ± is the 95% confidence half-width (Student t over seeds).")
         if cl.reference:
             L.append(f"Reference: `{cl.reference}` ({where('reference', cl.reference)}).")
-        L += ["", "| point | paper | reference | hoptcp (mean ± 95% CI) | n | deviation | verdict | rule |",
-              "|---|---|---|---|---|---|---|---|"]
+        three = ns2_runs is not None
+        L += ["", "| point | paper | reference | hoptcp (mean ± 95% CI) | n |"
+              + (" ns-2.35 (mean ± 95% CI) | n |" if three else "") + " deviation | verdict | rule |",
+              "|---|---|---|---|---|" + ("---|---|" if three else "") + "---|---|---|"]
         for r in c.rows:
             printed = cl.paper_at(r.point)
             paper = _num(printed, cl) if printed is not None else "-"
             ref = _num(r.reference, cl) if r.reference is not None else "-"
-            est = r.estimate
-            ci = "" if math.isnan(est.ci) else f" ± {est.ci * cl.scale:.3g}"
-            val = "-" if math.isnan(est.mean) else f"{_num(est.mean, cl)}{ci}"
-            L.append(f"| {r.label} | {paper} | {ref} | {val} | {est.n} | {r.deviation} | **{r.verdict}** | {cl.rule.text} |")
+            ns2 = ""
+            if three:
+                ns2 = f" {_est(r.ns2, cl)} | {r.ns2.n if r.ns2 is not None else '-'} |"
+            L.append(f"| {r.label} | {paper} | {ref} | {_est(r.estimate, cl)} | {r.estimate.n} |{ns2} {r.deviation} | "
+                     f"**{r.verdict}** | {cl.rule.text} |")
         if cl.known_difference:
             L += ["", f"Known difference: {cl.known_difference}"]
 

@@ -6,12 +6,15 @@ around them (each fact is commented in the generated script):
 
 - ns-2.35 has no static routing agent for wireless nodes (``ManualRtgAgent`` is
   named in ns-lib.tcl but not compiled in). ``routing.protocol = "static"`` is
-  expressed with DSDV that converges before the flows start and then stays
-  frozen: periodic updates every 10^6 s (so neighbour timeouts, three periods,
-  never fire), ``use_mac_ 0`` (MAC failures are not reported to it). The routes
-  it froze are read back from its trace and checked against hoptcp's
-  (:func:`hoptcp.ns2.trace.check_routes`); on grids and random topologies DSDV
-  may freeze a different or longer path than hoptcp's shortest one.
+  expressed with DSDV that converges with its own defaults during a warm-up and
+  is then frozen: its periodic update is pushed to 10^6 s (the last one it had
+  scheduled goes out, and resets every neighbour timeout, three periods, out of
+  the run), ``use_mac_ 0`` (MAC failures are not reported to it). The routes it
+  froze are read back from its trace and checked against hoptcp's
+  (:func:`hoptcp.ns2.trace.check_routes`). On chains and the cross DSDV freezes
+  hoptcp's shortest routes; on larger grids it never settles (its triggered
+  updates turn into sequence-number bumps that keep changing routes), so those
+  cannot be expressed.
 - DSDV adds a 20-byte IP header to every packet it originates, AODV to every
   non-TCP packet (aodv.cc ``recv``); TCP header and sink packet sizes and CBR
   sizes are reduced so that frames on the air have hoptcp's sizes.
@@ -43,7 +46,10 @@ from ..scenario import Scenario
 SPEED_OF_LIGHT = 3.0e8  # ns-2's, for wavelengths (hoptcp uses the same)
 #: ns-2 time between the ARP warm-up pings of successive links
 PING_SPACING_S = 0.02
-#: DSDV's "never again" period (s): periodic updates and neighbour timeouts
+#: DSDV's periodic update interval in ns-2.35 (Agent/DSDV perup_): the warm-up lasts this
+#: times (endpoint diameter + 2) before the freeze, and two more after it
+DSDV_PERIOD_S = 15.0
+#: DSDV's "never again" period (s) after the freeze: periodic updates and neighbour timeouts
 DSDV_FROZEN_PERIOD_S = 1e6
 #: the IP header DSDV/AODV add to packets they originate (aodv.cc, dsdv.cc: IP_HDR_LEN)
 IP_HDR_LEN = 20
@@ -73,22 +79,28 @@ ROUTING: dict[str, RoutingMap] = {
     "aodv": RoutingMap("AODV", {"tcp": 0, "udp": IP_HDR_LEN, "ping": IP_HDR_LEN}, static=False),
 }
 
-#: ns-2.35's AODV constants (aodv/aodv.h, aodv_rtable.h, aodv_rqueue.h) under the key names of
-#: hoptcp's ``[routing.aodv]`` table; they are compiled in, so a scenario may only use these values.
-NS2_AODV_CONSTANTS: dict[str, float] = {
-    "active_route_timeout_s": 10.0,
+#: ns-2.35's AODV constants (aodv/aodv.h, aodv_rqueue.h, aodv.cc) under the key names of hoptcp's
+#: ``[routing.aodv]`` table. They are compiled into ns-2, so a scenario can only be exported with
+#: these values; a key the exporter does not know is refused rather than guessed.
+NS2_AODV_CONSTANTS: dict[str, float | bool] = {
     "ttl_start": 5,
     "ttl_increment": 2,
     "ttl_threshold": 7,
-    "net_diameter": 30,
-    "node_traversal_time_s": 0.03,
+    "network_diameter": 30,
     "rreq_retries": 3,
     "max_rreq_timeout_s": 10.0,
-    "rqueue_length": 64,
-    "rqueue_timeout_s": 30.0,
-    "local_repair": True,
-    "hello": False,
+    "node_traversal_time_s": 0.03,
+    "active_route_timeout_s": 10.0,
+    "my_route_timeout_s": 10.0,
+    "reverse_route_life_s": 6.0,
+    "bcast_id_save_s": 6.0,
+    "buffer_packets": 64,
+    "buffer_timeout_s": 30.0,
     "broadcast_jitter_s": 0.01,
+    "arp_delay_s": 0.01,
+    "purge_interval_s": 0.5,
+    "local_repair": True,
+    "first_rreq_network_wide": True,
 }
 
 
@@ -168,7 +180,10 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
                              f"(allowed: {', '.join(ROUTING)})")
     if protocol == "aodv":
         for key, value in (sc["routing"].get("aodv") or {}).items():
-            if key in NS2_AODV_CONSTANTS and value != NS2_AODV_CONSTANTS[key]:
+            if key not in NS2_AODV_CONSTANTS:
+                raise Ns2Unsupported(f"routing.aodv.{key} cannot be exported: the exporter does not know "
+                                     "ns-2.35's value of this constant")
+            if value != NS2_AODV_CONSTANTS[key]:
                 raise Ns2Unsupported(
                     f"routing.aodv.{key} = {json.dumps(value)} cannot be exported: ns-2.35 compiles its AODV "
                     f"constants in (allowed: {json.dumps(NS2_AODV_CONSTANTS[key])}, ns-2's value)")
@@ -242,13 +257,18 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     rmap = ROUTING[protocol]
     notes: list[str] = []
 
-    # Routing warm-up: DSDV needs about a second per hop (its triggered updates are at least
-    # 1 s apart); then one ping per link a flow uses resolves ARP.
+    # Warm-up. DSDV spreads a route about one hop per periodic update: it runs (diameter + 2)
+    # periods, is frozen, and gets two more periods for its last periodic update and the
+    # triggered updates that follow; then one ping per link a flow uses resolves ARP. With
+    # AODV the pings come first and the flows start once the routes the pings made have
+    # expired (ACTIVE_ROUTE_TIMEOUT), so that every flow discovers its route as in hoptcp.
     used_links = sorted({(min(a, b), max(a, b)) for f in flows for a, b in zip(f["path"], f["path"][1:])})
     endpoints = sorted({f["src"] for f in flows} | {f["dst"] for f in flows})
     diameter = _diameter_of(links, endpoints) if endpoints else 0
-    t_ping = (10.0 + 2.0 * diameter) if rmap.static else 1.0
-    t0 = math.ceil(t_ping + PING_SPACING_S * len(used_links) + 2.0)
+    t_freeze = DSDV_PERIOD_S * (diameter + 2)
+    t_ping = t_freeze + 2 * DSDV_PERIOD_S if rmap.static else 1.0
+    settle = 2.0 if rmap.static else 2.0 + float(NS2_AODV_CONSTANTS["active_route_timeout_s"]) + 3.0
+    t0 = math.ceil(t_ping + PING_SPACING_S * len(used_links) + settle)
     if rmap.static:
         for f in flows:
             if not unique_shortest_path(links, f["path"]):
@@ -307,11 +327,9 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w("")
     if rmap.static:
         w("# --- routing: ns-2.35 has no static routing agent for wireless nodes. DSDV converges")
-        w("# during the warm-up and then stays frozen: its periodic update (and so its neighbour")
-        w("# timeout, three periods) is pushed out of the run, triggered updates carry the first")
-        w("# convergence (wst0_ 0: advertise new routes at once), MAC failures are not reported.")
-        w(f"Agent/DSDV set perup_ {DSDV_FROZEN_PERIOD_S:g}")
-        w("Agent/DSDV set wst0_ 0")
+        w("# with its defaults during the warm-up and is then frozen (freeze-routing below): its")
+        w("# periodic update, and with it the neighbour timeout (three periods), is pushed out of")
+        w("# the run. MAC failures are not reported to it.")
         w("Agent/DSDV set use_mac_ 0")
         w("Agent/DSDV set verbose_ 0")
         w("Agent/DSDV set trace_wst_ 1 ;# every route change (VWST line) goes to the trace: the route check reads them")
@@ -347,6 +365,15 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     for i, (x, y) in enumerate(positions):
         w(f"make-node {i} {_g(x + dx)} {_g(y + dy)}")
     w("")
+    if rmap.static:
+        w("proc freeze-routing {} {")
+        w("    global node_ opt")
+        w("    for {set i 0} {$i < $opt(nn)} {incr i} {")
+        w(f"        [$node_($i) set ragent_] set perup_ {DSDV_FROZEN_PERIOD_S:g}")
+        w("    }")
+        w("}")
+        w(f"$ns_ at {t_freeze:.1f} \"freeze-routing\"")
+        w("")
     w("# --- ARP warm-up: ARP holds one packet per unresolved neighbour and drops the rest, so")
     w("# each link a flow uses is resolved by a ping before the flows start.")
     w("Agent/Ping instproc recv {from rtt} {}")
