@@ -300,7 +300,7 @@ def test_cwnd_average_is_time_weighted_and_capped() -> None:
     assert math.isnan(tr.time_average([], 0, 1, 8))
 
 
-def test_report_has_hoptcp_keys_and_counts_goodput_from_acks() -> None:
+def test_report_has_hoptcp_keys_and_counts_goodput_from_the_sink() -> None:
     meta = {"t0": 20.0, "duration_s": 5.0, "warmup_s": 0.0, "n_nodes": 3, "routing": "static",
             "flows": [{"id": 0, "transport": "tcp", "app": "ftp", "src": 0, "dst": 2, "path": [0, 1, 2],
                        "start_s": 0.0, "stop_s": 5.0, "payload_bytes": 1000, "ns2_packet_bytes": 1020,
@@ -312,7 +312,8 @@ def test_report_has_hoptcp_keys_and_counts_goodput_from_acks() -> None:
     cwnd = tr.parse_cwnd((DATA / "cwnd.tr").read_text().splitlines())
     rep = tr.report(meta, trace, stats, cwnd, seed=3)
     f0, f1 = rep["flows"]
-    assert f0["goodput_bps"] == pytest.approx(1500 * 1000 * 8 / 5.0)  # ack_ -1 at the start counts as 0
+    # The sink counted the setup segment (40 B) and 1500 packets of 1020 B.
+    assert f0["goodput_bps"] == pytest.approx(1500 * 1000 * 8 / 5.0)
     assert f1["goodput_bps"] == pytest.approx(300 * 500 * 8 / 4.0)
     assert (f0["timeouts"], f0["retransmissions"], f0["packets_sent"]) == (2, 17, 1530)
     assert f0["avg_cwnd_traced"] == pytest.approx((0.5 + 1.0 + 16.0 + 7.0) / 5.0)

@@ -118,7 +118,7 @@ class FlowMap:
     stop_s: float
     #: payload bytes per packet hoptcp counts as goodput
     payload_bytes: int
-    #: bytes of one data packet as ns-2's receiving agent counts them (sink ``bytes_``)
+    #: bytes of one data packet as ns-2's receiving agent counts them (TCP sink ``bytes_``)
     ns2_packet_bytes: int
     max_window: int = 0
 
@@ -433,12 +433,13 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             w(f"$ns_ at [t {_g(start)}] \"$app({i}) start\"")
             if stop < duration:
                 w(f"$ns_ at [t {_g(stop)}] \"$app({i}) stop\"")
-            # Packets delivered in order = the sender's cumulative ACK (data packets are 1, 2, ...);
-            # TCPSink's bytes_ also counts some duplicates.
-            w(f"$ns_ at [t {_g(measure_from)}] \"record {i} from \\[$src({i}) set ack_\\]\"")
-            w(f"$ns_ at [t {_g(min(stop, duration))}] \"record {i} to \\[$src({i}) set ack_\\]\"")
+            # The sink's bytes_ counts bytes delivered in order (tcp-sink.cc), IP header included.
+            w(f"$ns_ at [t {_g(measure_from)}] \"record {i} from \\[$dst({i}) set bytes_\\]\"")
+            w(f"$ns_ at [t {_g(min(stop, duration))}] \"record {i} to \\[$dst({i}) set bytes_\\]\"")
+            # On arrival a data packet is payload + 40 B (the routing agent's header included).
             fmaps.append(FlowMap(i, "tcp", "ftp", f["src"], f["dst"], f["path"], start, stop,
-                                 int(t["payload_bytes"]), int(t["payload_bytes"]) + hdr, int(t["max_window"])))
+                                 int(t["payload_bytes"]), int(t["payload_bytes"]) + TCP_HEADER_BYTES,
+                                 int(t["max_window"])))
         else:
             size = int(f["packet_bytes"]) + UDP_HEADER_BYTES - udp_added
             interval_ns = max(1, round(f["packet_bytes"] * 8 / f["rate_bps"] * 1e9))

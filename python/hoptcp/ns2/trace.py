@@ -189,9 +189,12 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
         start = max(float(f["start_s"]), warmup)
         stop = min(float(f["stop_s"]), duration)
         secs = max(stop - start, 0.0)
-        # TCP: the sender's cumulative ACK (-1 before the setup segment is acknowledged);
-        # UDP: packets the LossMonitor received.
-        delivered = max(int(st.get("to", 0)), 0) - max(int(st.get("from", 0)), 0)
+        if f["transport"] == "tcp":
+            # The sink's in-order bytes: whole data packets (the 40-byte setup segment is a remainder).
+            size = int(f["ns2_packet_bytes"])
+            delivered = int(st.get("to", 0)) // size - int(st.get("from", 0)) // size
+        else:  # packets the LossMonitor received
+            delivered = int(st.get("to", 0) - st.get("from", 0))
         rec: dict[str, Any] = {
             "id": f["id"], "src": f["src"], "dst": f["dst"], "transport": f["transport"], "app": f["app"],
             "hops": len(f["path"]) - 1,
