@@ -163,8 +163,11 @@ def _fmt_ms(mean: float, sd: float) -> str:
 @click.option("-m", "--metric", "metrics", multiple=True, help="Metric (or glob) to compare; repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print all runs and comparisons as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("--check", is_flag=True,
+              help="Exit with status 1 unless ns-2.35 ran, used hoptcp's routes and the aggregate goodput "
+                   "is within seed noise.")
 def crosscheck_cmd(scenario: str, seeds_text: str, sets: tuple[str, ...], jobs: int | None, store: str | None,
-                   metrics: tuple[str, ...], as_json: bool, quiet: bool) -> None:
+                   metrics: tuple[str, ...], as_json: bool, quiet: bool, check: bool) -> None:
     """Run SCENARIO in hoptcp and ns-2.35 over seeds and compare them metric by metric.
 
     Means, standard deviations and Welch's t over the seeds, with one line per metric
@@ -203,6 +206,12 @@ def crosscheck_cmd(scenario: str, seeds_text: str, sets: tuple[str, ...], jobs: 
         con.print(main._table(title, ["metric", "hoptcp"], rows, right_from=1))
     for line in summary_lines(cc):
         con.print(line, soft_wrap=True)
+    if check:
+        good = next((c for c in cc.comparisons if c.metric == "aggregate_goodput_bps"), None)
+        if not (cc.ns2_ran and cc.routes_ok and good is not None and good.test.within_noise):
+            click.echo("crosscheck: aggregate goodput not within seed noise of ns-2.35 (or ns-2 did not run)",
+                       err=True)
+            click.get_current_context().exit(1)
 
 
 def register(group: click.Group) -> None:
