@@ -8,7 +8,7 @@ run). Reports read them with :func:`load`, so rendering a report never needs ns-
 
 The frame :func:`load` returns has the same columns as the entry's hoptcp runs frame
 (``params``, ``seed``, metrics), plus ``ns2.routes_ok``; reproduction check and
-evidence functions can treat it like the hoptcp runs (``Context.ns2_runs``).
+evidence functions see it as ``ctx.ns2`` (:mod:`hoptcp.reproduce.ns2_results`).
 """
 
 from __future__ import annotations

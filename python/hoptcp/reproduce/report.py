@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import math
@@ -17,6 +18,7 @@ from ..scenario import Scenario
 from ..stats import Estimate, mean_ci
 from ..store import DEFAULT_STORE, select_metrics
 from ..sweep import SweepSpec, run_sweep
+from . import ns2_results
 from .catalogue import Claim, Entry, catalogue, get_entry
 from .registry import where
 
@@ -37,7 +39,7 @@ class Context:
     quick: bool
     #: the same sweep run in ns-2.35, from the data stored with hoptcp (same columns as
     #: ``runs``; None when the entry has none for these settings, e.g. in a quick run)
-    ns2_runs: "pd.DataFrame | None" = None
+    ns2: "pd.DataFrame | None" = None
     _resolved: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -62,13 +64,13 @@ class Context:
     def ns2_runs_at(self, point: Mapping[str, Any]) -> "pd.DataFrame | None":
         """ns-2.35's runs at a sweep point (None without stored ns-2.35 runs, empty where
         ns-2.35 did not run that point)."""
-        return None if self.ns2_runs is None else _at(self.ns2_runs, point)
+        return None if self.ns2 is None else _at(self.ns2, point)
 
     def for_ns2(self) -> "Context | None":
         """This context with ns-2.35's runs in place of hoptcp's (for check functions)."""
-        if self.ns2_runs is None:
+        if self.ns2 is None:
             return None
-        return Context(self.entry, self.spec, self.ns2_runs, self.derive, self.quick, None, self._resolved)
+        return dataclasses.replace(self, runs=self.ns2, ns2=None)
 
 
 def _at(df: "pd.DataFrame", point: Mapping[str, Any]) -> "pd.DataFrame":
@@ -195,9 +197,7 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
     t0 = time.perf_counter()
     runs = run_sweep(spec, store=store, jobs=jobs, dask=dask, progress=progress, derive=derive)
     elapsed = time.perf_counter() - t0
-    from ..ns2 import stored
-
-    ctx = Context(entry, spec, runs, derive, quick, stored.load(entry.id, spec))
+    ctx = Context(entry, spec, runs, derive, quick, ns2_results.load(entry, quick))
     claims = [evaluate_claim(c, ctx) for c in entry.claims]
     by_name = {c.claim.name: c for c in claims}
     figures = []
@@ -214,7 +214,7 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
         cols = [c for c in cols if c not in runs.attrs.get("metrics", []) or c in keep]
     runs[cols].to_csv(out / "results.csv", index=False)
     report = out / "report.md"
-    report.write_text(_report_md(entry, spec, quick, runs, claims, figures, elapsed, store, ctx.ns2_runs),
+    report.write_text(_report_md(entry, spec, quick, runs, claims, figures, elapsed, store, ctx.ns2),
                       encoding="utf-8")
     return Reproduction(entry, quick, claims, figures, report, runs)
 

@@ -242,7 +242,7 @@ def fu_avgwin_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
             u = chain_means(g, WIN, USABLE_WINDOW)
             ax.plot(u[WIN], u["mean"], "--", marker=".", color=f"C{i}", alpha=0.6,
                     label=f"{label}, usable window (with fast-recovery inflation)")
-    ns2 = ctx.ns2_runs
+    ns2 = ctx.ns2
     if ns2 is not None and TRACED_WINDOW in ns2.columns and WIN in ns2.columns and not side:
         t = chain_means(ns2, WIN, TRACED_WINDOW)
         ax.errorbar(t[WIN], t["mean"], yerr=t["ci"].fillna(0), marker="^", ms=5, capsize=3, color="C2",
