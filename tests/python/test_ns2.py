@@ -397,3 +397,16 @@ def test_crosscheck_runs_both_simulators(tmp_path: Path) -> None:
     good = next(c for c in cc.comparisons if c.metric == "aggregate_goodput_bps")
     # Both simulators move hundreds of kb/s over 3 hops; they agree within 10 %.
     assert good.test.mean_a > 2e5 and abs(good.test.rel_diff) < 0.10
+
+
+def test_a_run_stopped_because_dsdv_had_not_settled_is_a_route_problem(tmp_path: Path) -> None:
+    meta = {"t0": 20.0, "duration_s": 5.0, "n_nodes": 3, "routing": "static",
+            "flows": [{"id": 0, "transport": "udp", "app": "cbr", "src": 0, "dst": 2, "path": [0, 1, 2],
+                       "start_s": 0.0, "stop_s": 5.0, "payload_bytes": 500, "ns2_packet_bytes": 508}]}
+    out = tmp_path / "out"
+    Path(f"{out}.tr").write_text("VWST 14.0 frm 0 to 2 wst 0.0 nxthp 1 [of 2]\n")
+    Path(f"{out}.stats").write_text("-1 unsettled 7\n")
+    Path(f"{out}.cwnd").write_text("")
+    rep, problems = tr.read_run(out, meta, seed=1)
+    assert problems[0].startswith("DSDV had not settled before the flows (7 route changes")
+    assert math.isnan(rep["aggregate_goodput_bps"]) and math.isnan(rep["flows"][0]["goodput_bps"])

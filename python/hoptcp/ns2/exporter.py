@@ -6,15 +6,17 @@ around them (each fact is commented in the generated script):
 
 - ns-2.35 has no static routing agent for wireless nodes (``ManualRtgAgent`` is
   named in ns-lib.tcl but not compiled in). ``routing.protocol = "static"`` is
-  expressed with DSDV that converges with its own defaults during a warm-up and
-  is then frozen: its periodic update is pushed to 10^6 s (the last one it had
-  scheduled goes out, and resets every neighbour timeout, three periods, out of
-  the run), ``use_mac_ 0`` (MAC failures are not reported to it). The routes it
-  froze are read back from its trace and checked against hoptcp's
-  (:func:`hoptcp.ns2.trace.check_routes`). On chains and the cross DSDV freezes
-  hoptcp's shortest routes; on larger grids it never settles (its triggered
-  updates turn into sequence-number bumps that keep changing routes), so those
-  cannot be expressed.
+  expressed with DSDV converged and then frozen: its periodic update is pushed out
+  of the run (10^6 s, so the neighbour timeout, three periods, never fires), new
+  routes are advertised at once (``wst0_ 0``: triggered updates converge the
+  table in about a second per hop) and MAC failures are not reported to it
+  (``use_mac_ 0``). If a route still changes in the last seconds before the
+  flows would start, the script stops there (DSDV has not settled: the scenario
+  cannot be expressed). The routes DSDV froze are read back from its trace and
+  checked against hoptcp's (:func:`hoptcp.ns2.trace.check_routes`): on chains and
+  the cross they are hoptcp's shortest routes; on grids DSDV's triggered updates
+  turn into sequence-number bumps that keep changing routes, so grids cannot be
+  expressed.
 - DSDV adds a 20-byte IP header to every packet it originates, AODV to every
   non-TCP packet (aodv.cc ``recv``); TCP header and sink packet sizes and CBR
   sizes are reduced so that frames on the air have hoptcp's sizes.
@@ -46,11 +48,10 @@ from ..scenario import Scenario
 SPEED_OF_LIGHT = 3.0e8  # ns-2's, for wavelengths (hoptcp uses the same)
 #: ns-2 time between the ARP warm-up pings of successive links
 PING_SPACING_S = 0.02
-#: DSDV's periodic update interval in ns-2.35 (Agent/DSDV perup_): the warm-up lasts this
-#: times (endpoint diameter + 2) before the freeze, and two more after it
-DSDV_PERIOD_S = 15.0
-#: DSDV's "never again" period (s) after the freeze: periodic updates and neighbour timeouts
+#: DSDV's "never again" period (s): periodic updates and neighbour timeouts
 DSDV_FROZEN_PERIOD_S = 1e6
+#: seconds before the ARP pings in which DSDV must not change a route any more
+DSDV_SETTLE_S = 5.0
 #: the IP header DSDV/AODV add to packets they originate (aodv.cc, dsdv.cc: IP_HDR_LEN)
 IP_HDR_LEN = 20
 #: hoptcp's TCP/IP header on data and ACK segments, and its UDP/IP header
@@ -257,16 +258,15 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     rmap = ROUTING[protocol]
     notes: list[str] = []
 
-    # Warm-up. DSDV spreads a route about one hop per periodic update: it runs (diameter + 2)
-    # periods, is frozen, and gets two more periods for its last periodic update and the
-    # triggered updates that follow; then one ping per link a flow uses resolves ARP. With
-    # AODV the pings come first and the flows start once the routes the pings made have
-    # expired (ACTIVE_ROUTE_TIMEOUT), so that every flow discovers its route as in hoptcp.
+    # Warm-up. DSDV's triggered updates are at least 1 s apart: it gets 2 s per hop of the
+    # flows' endpoints' diameter plus 10 s, must have settled in the last 5 s of it, and then
+    # one ping per link a flow uses resolves ARP. With AODV the pings come first and the flows
+    # start once the routes the pings made have expired (ACTIVE_ROUTE_TIMEOUT), so that every
+    # flow discovers its route as in hoptcp.
     used_links = sorted({(min(a, b), max(a, b)) for f in flows for a, b in zip(f["path"], f["path"][1:])})
     endpoints = sorted({f["src"] for f in flows} | {f["dst"] for f in flows})
     diameter = _diameter_of(links, endpoints) if endpoints else 0
-    t_freeze = DSDV_PERIOD_S * (diameter + 2)
-    t_ping = t_freeze + 2 * DSDV_PERIOD_S if rmap.static else 1.0
+    t_ping = 10.0 + 2.0 * diameter if rmap.static else 1.0
     settle = 2.0 if rmap.static else 2.0 + float(NS2_AODV_CONSTANTS["active_route_timeout_s"]) + 3.0
     t0 = math.ceil(t_ping + PING_SPACING_S * len(used_links) + settle)
     if rmap.static:
@@ -326,10 +326,11 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w(f"LL set delay_ {_g(ip['ll_delay_us'] * 1e-6)}")
     w("")
     if rmap.static:
-        w("# --- routing: ns-2.35 has no static routing agent for wireless nodes. DSDV converges")
-        w("# with its defaults during the warm-up and is then frozen (freeze-routing below): its")
-        w("# periodic update, and with it the neighbour timeout (three periods), is pushed out of")
-        w("# the run. MAC failures are not reported to it.")
+        w("# --- routing: ns-2.35 has no static routing agent for wireless nodes. DSDV converged")
+        w("# and then frozen: no periodic update (and so no neighbour timeout, three periods) in")
+        w("# the run, new routes advertised at once (triggered updates), MAC failures not reported.")
+        w(f"Agent/DSDV set perup_ {DSDV_FROZEN_PERIOD_S:g}")
+        w("Agent/DSDV set wst0_ 0")
         w("Agent/DSDV set use_mac_ 0")
         w("Agent/DSDV set verbose_ 0")
         w("Agent/DSDV set trace_wst_ 1 ;# every route change (VWST line) goes to the trace: the route check reads them")
@@ -366,13 +367,30 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         w(f"make-node {i} {_g(x + dx)} {_g(y + dy)}")
     w("")
     if rmap.static:
-        w("proc freeze-routing {} {")
-        w("    global node_ opt")
-        w("    for {set i 0} {$i < $opt(nn)} {incr i} {")
-        w(f"        [$node_($i) set ragent_] set perup_ {DSDV_FROZEN_PERIOD_S:g}")
+        w("# DSDV must have settled: no route change (VWST line) in the last seconds before the")
+        w("# pings, else the run stops here (the scenario cannot be expressed).")
+        w("proc trace-mark {} {")
+        w("    global ns_ tracefd opt")
+        w("    $ns_ flush-trace")
+        w("    flush $tracefd")
+        w("    set opt(mark) [file size $opt(out).tr]")
+        w("}")
+        w("proc routing-settled {} {")
+        w("    global ns_ tracefd statsfd opt")
+        w("    $ns_ flush-trace")
+        w("    flush $tracefd")
+        w("    set fh [open $opt(out).tr r]")
+        w("    seek $fh $opt(mark)")
+        w("    set changes [regexp -all {VWST} [read $fh]]")
+        w("    close $fh")
+        w("    if {$changes > 0} {")
+        w("        puts $statsfd \"-1 unsettled $changes\"")
+        w("        close $statsfd")
+        w("        exit 0")
         w("    }")
         w("}")
-        w(f"$ns_ at {t_freeze:.1f} \"freeze-routing\"")
+        w(f"$ns_ at {t_ping - DSDV_SETTLE_S:.1f} \"trace-mark\"")
+        w(f"$ns_ at {t_ping - 0.001:.3f} \"routing-settled\"")
         w("")
     w("# --- ARP warm-up: ARP holds one packet per unresolved neighbour and drops the rest, so")
     w("# each link a flow uses is resolved by a ping before the flows start.")

@@ -254,4 +254,14 @@ def read_run(out: Path, meta: Mapping[str, Any], seed: int) -> tuple[dict[str, A
     with open(f"{out}.cwnd", encoding="utf-8") as fh:
         cwnd = parse_cwnd(fh)
     problems = check_routes(tr, meta["flows"]) if meta.get("routing") == "static" else []
-    return report(meta, tr, stats, cwnd, seed), problems
+    rep = report(meta, tr, stats, cwnd, seed)
+    unsettled = stats.get(-1, {}).get("unsettled")
+    if unsettled:
+        # The script stopped before the flows: DSDV still changed routes in the last seconds.
+        problems.insert(0, f"DSDV had not settled before the flows ({unsettled:.0f} route changes in the last "
+                           "seconds of the warm-up): the scenario cannot be expressed")
+        for f in rep["flows"]:
+            f["goodput_bps"] = math.nan
+        rep["aggregate_goodput_bps"] = math.nan
+        rep["fairness_jain"] = None
+    return rep, problems
