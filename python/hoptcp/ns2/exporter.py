@@ -323,7 +323,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w(f"Mac/802_11 set LongRetryLimit_ {mac['long_retry_limit']}")
     w(f"Mac/802_11 set CWMin_ {mac['cw_min']}")
     w(f"Mac/802_11 set CWMax_ {mac['cw_max']}")
-    w(f"LL set delay_ {_g(ip['ll_delay_us'] * 1e-6)}")
+    w(f"LL set delay_ {_g(ip['ll_delay_us'] / 1e6)}")
     w("")
     if rmap.static:
         w("# --- routing: ns-2.35 has no static routing agent for wireless nodes. DSDV converged")
