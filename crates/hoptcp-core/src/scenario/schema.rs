@@ -3,7 +3,7 @@
 //! `validate.rs` checks values and cross-field rules; `resolve` fills every
 //! default so the canonical form (and its hash) says exactly what ran.
 
-use crate::mac::{FrameFormat, Standard};
+use crate::mac::{FrameFormat, SlotCount, Standard};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -165,6 +165,11 @@ pub struct MacSpec {
     pub cw_max: Option<u32>,
     /// Header sizes: "ns2" (ns-2.35) or "standard" (IEEE 802.11-2016).
     pub frame_format: FrameFormat,
+    /// How a frozen backoff counts the slots that elapsed: "exact" (integer
+    /// clock) or "ns2" (ns-2.35's double arithmetic, which drops a slot at
+    /// exact slot boundaries about every other time; see mac/backoff.rs).
+    #[serde(skip_serializing_if = "SlotCount::is_exact")]
+    pub backoff_slots: SlotCount,
 }
 
 impl Default for MacSpec {
@@ -177,6 +182,7 @@ impl Default for MacSpec {
             cw_min: None,
             cw_max: None,
             frame_format: FrameFormat::Ns2,
+            backoff_slots: SlotCount::Exact,
         }
     }
 }

@@ -215,7 +215,7 @@ impl Simulation {
             Timing::new(sc.radio.standard, sc.radio.data_rate_mbps.unwrap(), sc.radio.basic_rate_mbps.unwrap());
         timing.cw_min = sc.mac.cw_min.unwrap_or(timing.cw_min);
         timing.cw_max = sc.mac.cw_max.unwrap_or(timing.cw_max);
-        let p = MacParams::new(
+        let mut p = MacParams::new(
             timing,
             sc.mac.frame_format,
             sc.mac.rts_threshold_bytes,
@@ -223,6 +223,7 @@ impl Simulation {
             sc.mac.long_retry_limit,
             sc.radio.capture_db,
         );
+        p.slot_count = sc.mac.backoff_slots;
         let n = plan.channel.len();
         let nodes = (0..n as u32)
             .map(|i| Node {
