@@ -410,3 +410,22 @@ def test_a_run_stopped_because_dsdv_had_not_settled_is_a_route_problem(tmp_path:
     rep, problems = tr.read_run(out, meta, seed=1)
     assert problems[0].startswith("DSDV had not settled before the flows (7 route changes")
     assert math.isnan(rep["aggregate_goodput_bps"]) and math.isnan(rep["flows"][0]["goodput_bps"])
+
+
+def test_aodv_drops_flush_and_route_breaks() -> None:
+    s = tr.parse_trace((DATA / "aodv.tr").read_text().splitlines(), t0=20.0)
+    d = dict(s.drops)
+    # The callback's copy of the failed packet (uid 90) is not a loss of its own; the two
+    # packets AODV flushed from the queue for the broken link are.
+    assert d[(2, "mac_rts_retry", "tcp_data")] == 1
+    assert d[(2, "link_failure_flush", "tcp_data")] == 1 and d[(2, "link_failure_flush", "tcp_ack")] == 1
+    assert d[(0, "no_route", "tcp_data")] == 1
+    assert d[(0, "route_buffer_timeout", "tcp_data")] == 1 and d[(0, "route_buffer_overflow", "tcp_data")] == 1
+    assert d[(3, "mac_data_retry", "aodv")] == 1
+    assert d[(1, "mac_data_retry", "tcp_ack")] == 1
+    # Link breaks are retry-limit drops of data packets, not of routing messages.
+    assert s.route_breaks == 2
+    meta = {"t0": 20.0, "duration_s": 20.0, "n_nodes": 6, "routing": "aodv", "flows": []}
+    rep = tr.report(meta, s, {}, {}, seed=1)
+    assert rep["routing"] == {"protocol": "aodv", "route_breaks": 2}
+    assert rep["drops"]["by_kind"]["aodv"]["mac_data_retry"] == 1 and rep["drops"]["total"] == 8

@@ -95,6 +95,9 @@ DEFAULT_METRICS = (
     "drops.mac_data_retry",
     "drops.by_kind.tcp_data.mac_rts_retry",
     "drops.by_kind.tcp_ack.mac_rts_retry",
+    "drops.link_failure_flush",
+    "drops.no_route",
+    "routing.route_breaks",
     "node.*.mac_drops",
 )
 #: ... of which per-flow and per-node ones are shown only for up to this many flows / nodes
@@ -109,7 +112,7 @@ def pick_metrics(names_a: Iterable[str], names_b: Iterable[str],
     for pat in patterns:
         hits = [n for n in common if fnmatch.fnmatchcase(n, pat)] if "*" in pat else (
             [pat] if pat in common else [])
-        if "*" in pat and len(hits) > MAX_PER_ENTITY:
+        if pat.startswith(("flow.*.", "node.*.")) and len(hits) > MAX_PER_ENTITY:
             continue
         out += [h for h in sorted(hits, key=_natural) if h not in out]
     return out

@@ -95,8 +95,8 @@ def summary_lines(cc: Crosscheck) -> list[str]:
         seed, probs = next(iter(bad.items()))
         lines.append(f"ROUTES DIFFER in {len(bad)} of {len(cc.route_problems)} seeds (ns-2's DSDV froze other "
                      f"routes; not like for like). Seed {seed}: {probs[0]}")
-    elif cc.ns2_ran:
-        lines.append("Routes: DSDV froze hoptcp's routes in every seed." if cc.route_problems else "")
+    elif cc.ns2_ran and cc.scenario.resolved()["routing"]["protocol"] == "static":
+        lines.append("Routes: DSDV froze hoptcp's routes in every seed.")
     lines += [c.sentence() for c in cc.comparisons]
     lines += [f"note: {n}" for n in cc.notes]
     return [x for x in lines if x]

@@ -26,13 +26,16 @@ from typing import Any, Iterable, Mapping, Sequence
 #: DSDV's "infinite" metric (dsdv/rtable.h: BIG)
 DSDV_INFINITY = 250
 
-#: ns-2 drop reasons (cmu-trace.h) and hoptcp's causes
-QUEUE_FULL = {"IFQ"}  # PriQueue drop-tail overflow (DROP_IFQ_QFULL)
-ARP = {"ARP"}  # ARP held a newer packet (DROP_IFQ_ARP_FULL); no hoptcp counterpart
-NO_ROUTE = {"NRTE", "IFQ_NRTE"}
-TTL = {"TTL"}
+#: ns-2 packet types (as traced) and hoptcp's packet kinds
 DATA_KINDS = {"tcp": "tcp_data", "ack": "tcp_ack", "cbr": "udp"}
-DROP_CAUSES = ("queue_overflow", "mac_rts_retry", "mac_data_retry", "no_route", "ttl")
+ROUTING_KINDS = {"AODV": "aodv"}
+#: drop reasons of the routing agent (cmu-trace.h) and hoptcp's causes; "CBK" (MAC callback)
+#: is handled apart: the callback's copy of a packet dropped at the retry limit is not a loss
+#: of its own, the packets AODV flushes from the queue for the broken link are
+RTR_CAUSES = {"NRTE": "no_route", "TTL": "ttl", "LOOP": "route_loop", "TOUT": "route_buffer_timeout",
+              "IFQ": "route_buffer_overflow"}
+DROP_CAUSES = ("queue_overflow", "mac_rts_retry", "mac_data_retry", "no_route", "ttl", "link_failure_flush",
+               "route_buffer_overflow", "route_buffer_timeout", "route_discovery_failed", "route_loop")
 
 
 @dataclass
@@ -49,6 +52,8 @@ class TraceSummary:
     late_route_changes: int = 0
     #: time of the last route change
     last_route_change: float = 0.0
+    #: data packets (not routing messages) dropped at the MAC retry limit after t0: AODV's link breaks
+    route_breaks: int = 0
 
 
 def _node(tok: str) -> int:
@@ -56,36 +61,58 @@ def _node(tok: str) -> int:
 
 
 def parse_trace(lines: Iterable[str], t0: float) -> TraceSummary:
-    """Drops by node, cause and packet kind, and DSDV's routes, from a CMU trace."""
+    """Drops by node, cause and packet kind, and DSDV's routes, from a CMU trace.
+
+    A packet dropped at the retry limit is traced as (RTS limit) ``MAC RET`` of the RTS,
+    then ``RTR CBK`` lines for the copy the MAC hands to the routing agent's failure
+    callback and (AODV) for every queued packet flushed for the broken link, then ``MAC
+    RET`` of the packet itself (mac-802_11.cc, RetransmitRTS/RetransmitDATA)."""
     s = TraceSummary()
     pending_rts: tuple[float, int] | None = None  # an RTS just dropped at the retry limit
+    callbacks: list[tuple[float, int, str, str]] = []  # CBK lines waiting for the RET they precede
+
+    def settle(ret: tuple[float, int, str] | None) -> None:
+        for t, node, uid, kind in callbacks:
+            if ret != (t, node, uid) and t >= t0:
+                s.drops[(node, "link_failure_flush", kind)] += 1
+        callbacks.clear()
+
     for line in lines:
         if line.startswith("D "):
             parts = line.split()
             if len(parts) < 8:
                 continue
-            t, node, layer, reason, ptype = float(parts[1]), _node(parts[2]), parts[3], parts[4], parts[6]
+            t, node, layer, reason = float(parts[1]), _node(parts[2]), parts[3], parts[4]
+            uid, ptype = parts[5], parts[6]
             if layer == "MAC" and reason == "RET" and ptype == "RTS":
                 # ns-2 drops the RTS, then the packet it was for (RetransmitRTS): a short-retry drop.
                 pending_rts = (t, node)
                 continue
-            kind = DATA_KINDS.get(ptype)
-            if kind is None or t < t0:
+            kind = DATA_KINDS.get(ptype) or ROUTING_KINDS.get(ptype)
+            if kind is None:
                 continue
-            if layer == "MAC" and reason == "RET":
+            if layer == "RTR" and reason == "CBK":
+                callbacks.append((t, node, uid, kind))
+                continue
+            is_ret = layer == "MAC" and reason == "RET"
+            if callbacks:
+                settle((t, node, uid) if is_ret else None)
+            if t < t0:
+                continue
+            if is_ret:
                 cause = "mac_rts_retry" if pending_rts == (t, node) else "mac_data_retry"
                 pending_rts = None
-            elif layer == "IFQ" and reason in ARP:
+                if kind in DATA_KINDS.values():
+                    s.route_breaks += 1
+            elif layer == "IFQ" and reason == "ARP":
                 s.arp_drops += 1
                 continue
             elif layer == "IFQ":
-                cause = "queue_overflow"
-            elif reason in NO_ROUTE:
-                cause = "no_route"
-            elif reason in TTL:
-                cause = "ttl"
+                cause = "queue_overflow"  # PriQueue drop-tail overflow (traced as "---" or "IFQ")
+            elif layer == "RTR" and reason in RTR_CAUSES:
+                cause = RTR_CAUSES[reason]
             else:
-                continue  # collisions, callback copies of retry drops, duplicates: not packet losses
+                continue  # collisions, errors, duplicates: not packet losses
             s.drops[(node, cause, kind)] += 1
         elif line.startswith("VWST "):
             parts = line.split()
@@ -96,6 +123,7 @@ def parse_trace(lines: Iterable[str], t0: float) -> TraceSummary:
             s.last_route_change = max(s.last_route_change, t)
             if t >= t0:
                 s.late_route_changes += 1
+    settle(None)
     return s
 
 
@@ -216,11 +244,12 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
             })
         flows.append(rec)
     totals = {c: 0 for c in DROP_CAUSES}
-    by_kind = {k: {c: 0 for c in DROP_CAUSES} for k in ("udp", "tcp_data", "tcp_ack")}
+    kinds = ("udp", "tcp_data", "tcp_ack") + (("aodv",) if meta.get("routing") == "aodv" else ())
+    by_kind = {k: {c: 0 for c in DROP_CAUSES} for k in kinds}
     per_node = [{c: 0 for c in DROP_CAUSES} for _ in range(n)]
     for (node, cause, kind), count in trace.drops.items():
         totals[cause] += count
-        by_kind[kind][cause] += count
+        by_kind.setdefault(kind, {c: 0 for c in DROP_CAUSES})[cause] += count
         if 0 <= node < n:
             per_node[node][cause] += count
     drops: dict[str, Any] = dict(totals)
@@ -230,6 +259,8 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
               "mac_drops": d["mac_rts_retry"] + d["mac_data_retry"], "drops": d} for i, d in enumerate(per_node)]
     goodputs = [f["goodput_bps"] for f in flows]
     sq = sum(g * g for g in goodputs)
+    routing = ({"routing": {"protocol": "aodv", "route_breaks": trace.route_breaks}}
+               if meta.get("routing") == "aodv" else {})
     return {
         "simulator": "ns-2.35",
         "seed": seed,
@@ -239,6 +270,7 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
         "drops": drops,
         "fairness_jain": (sum(goodputs) ** 2 / (len(goodputs) * sq)) if sq > 0 else None,
         "aggregate_goodput_bps": sum(goodputs),
+        **routing,
         "ns2": {"arp_drops": trace.arp_drops, "late_route_changes": trace.late_route_changes,
                 "last_route_change_s": trace.last_route_change - t0},
     }
