@@ -109,8 +109,10 @@ def run_suite(suite: Suite, *, only: Sequence[str] = (), seeds: Sequence[int] | 
               store: str | Path | Store = DEFAULT_STORE, jobs: int | None = None, progress: bool = True,
               results: str | Path = RESULTS, on_case: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Crosscheck the cases (``only``: glob patterns of names) and merge them into ``results``."""
+    from .. import _bridge
     from .crosscheck import crosscheck
     from .exporter import Ns2Unsupported
+    from .run import ns2_version
 
     chosen = [c for c in suite.cases if not only or any(fnmatch.fnmatchcase(c.name, o) for o in only)]
     if not chosen:
@@ -137,13 +139,11 @@ def run_suite(suite: Suite, *, only: Sequence[str] = (), seeds: Sequence[int] | 
                 "hoptcp": [{k: r[k] for k in sorted(keep) if k in r} for r in cc.hoptcp],
                 "route_problems": {str(k): v for k, v in cc.route_problems.items() if v},
                 "notes": cc.notes,
+                "versions": [_bridge.version(), ns2_version()],
             }
     finally:
         if not isinstance(store, Store):
             db.close()
-    from .. import _bridge
-    from .run import ns2_version
-
     data["hoptcp_version"] = _bridge.version()
     data["ns2_version"] = ns2_version()
     data["generated"] = _dt.date.today().isoformat()
@@ -341,6 +341,9 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
       "whether the comparison is like for like. Chains and Fu's 13-node cross have unique shortest "
       "paths and DSDV freezes hoptcp's routes there.")
     w("")
-    w(f"Generated {data.get('generated', '?')} with hoptcp core {data.get('hoptcp_version', '?')} and "
-      f"{data.get('ns2_version', '?')}.")
+    versions = sorted({tuple(data["cases"][c.name].get("versions") or (data.get("hoptcp_version", "?"),
+                                                                     data.get("ns2_version", "?")))
+                       for c in cases})
+    w(f"Generated {data.get('generated', '?')} with "
+      + "; ".join(f"hoptcp core {h} and {n}" for h, n in versions) + ".")
     return "\n".join(out) + "\n"
