@@ -11,14 +11,19 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-from typing import Any, Iterator, Sequence
+import os
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
 
-from .errors import CoreUnavailableError, ScenarioError
+from .errors import CoreUnavailableError, ScenarioError, SpecError
 
 __all__ = ["CONTRACT", "CoreUnavailableError", "available", "core", "model", "plan_json", "resolve_json", "run_json",
            "set_core", "use_core", "version"]
 
 Overrides = Sequence[tuple[str, str]]
+
+#: seeds are TOML integers in scenario files: 0 ..= 2^63 - 1
+SEED_MAX = 2**63 - 1
 
 #: what the compiled extension must provide
 CONTRACT = ("version", "resolve", "run", "model", "ScenarioError")
@@ -87,22 +92,53 @@ def resolve_json(toml_text: str, overrides: Overrides = ()) -> str:
         raise ScenarioError(str(exc)) from None
 
 
+def check_seed(seed: Any) -> int | None:
+    """``seed`` if it is None or an integer in 0..=SEED_MAX; else ScenarioError."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or (not isinstance(seed, int) and not hasattr(seed, "__index__")):
+        raise ScenarioError(f"seed: invalid value {seed!r}; expected an integer from 0 to {SEED_MAX}")
+    value = int(seed.__index__())
+    if not 0 <= value <= SEED_MAX:
+        raise ScenarioError(f"seed: invalid value {value}; expected an integer from 0 to {SEED_MAX}")
+    return value
+
+
+def check_output_file(path: str, what: str) -> None:
+    """A file we are about to write: its directory must exist and it must not be a directory."""
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise SpecError(f"{what} {path}: is a directory; give a file name")
+    parent = p.resolve().parent
+    if not parent.is_dir():
+        raise SpecError(f"{what} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise SpecError(f"{what} {path}: directory {parent} is not writable")
+
+
 def run_json(
     toml_text: str,
     overrides: Overrides = (),
     seed: int | None = None,
     pcap: str | None = None,
-    progress: Any = None,
+    progress: Callable[[float], Any] | None = None,
+    progress_every_s: float | None = None,
 ) -> str:
     """Run one simulation; return the result JSON text exactly as the core wrote it.
 
-    ``progress(fraction)`` is called now and then during long runs (Ctrl-C stops a run).
+    ``progress(fraction)`` is called at most every ``progress_every_s`` seconds
+    (default a quarter) during long runs; an exception it raises (Ctrl-C raises
+    KeyboardInterrupt there) stops the run and propagates.
     """
     c = core()
+    seed = check_seed(seed)
+    if pcap is not None:
+        check_output_file(pcap, "pcap")
+    kw = {} if progress_every_s is None else {"progress_every_s": progress_every_s}
     try:
-        if progress is None:
+        if progress is None and not kw:
             return c.run(toml_text, _pairs(overrides), seed, pcap)
-        return c.run(toml_text, _pairs(overrides), seed, pcap, progress)
+        return c.run(toml_text, _pairs(overrides), seed, pcap, progress, **kw)
     except c.ScenarioError as exc:
         raise ScenarioError(str(exc)) from None
 

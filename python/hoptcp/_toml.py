@@ -25,6 +25,9 @@ def read_file(path: Path, what: str, error: type[Exception]) -> str:
         raise error(f"{what} not found: {path}") from None
     except IsADirectoryError:
         raise error(f"{what} {path} is a directory, not a file") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{what} {path} is not a UTF-8 text file (byte {exc.start}: {exc.reason}); "
+                    "scenarios and specs are TOML text") from None
     except OSError as exc:
         raise error(f"cannot read {what} {path}: {exc.strerror}") from None
 

@@ -1,46 +1,59 @@
 """The ``hoptcp`` command line.
 
 Every user error (bad TOML, unknown key, missing file, bad ``--set``) ends with
-exit status 2 and one line on stderr; heavy libraries are imported per command.
+exit status 2 and one line on stderr; Ctrl-C ends with status 130 and one line
+saying what was kept; heavy libraries are imported per command. Errors are
+mapped to exit statuses in one place, :func:`main`: commands just raise.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import click
 
-from .errors import CoreUnavailableError, ScenarioError, SpecError
+from .errors import CoreUnavailableError, Interrupted, ScenarioError, SpecError
 
 EXIT_USER = 2
+EXIT_INTERRUPTED = 130
 
 
 # --- output helpers ---------------------------------------------------------------------
 
-def _console(stderr: bool = False) -> Any:
+def _console(stderr: bool = False, width: int | None = None) -> Any:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
-    wide = None if stream.isatty() else 200  # files and pipes: do not squeeze tables to 80 columns
-    return Console(file=stream, highlight=False, width=wide, soft_wrap=False)
+    if width is None and not stream.isatty():
+        width = 200  # files and pipes: do not squeeze tables to 80 columns
+    return Console(file=stream, highlight=False, width=width, soft_wrap=False)
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
+    """One convention for every number in a table: thousands separated by commas
+    from 1,000 to below 10^15 (floats that large rounded to integers), else
+    ``digits`` significant digits (scientific notation below 0.001)."""
     if v is None:
         return "-"
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if hasattr(v, "item") and not isinstance(v, (int, float, str)):  # numpy scalar
+        v = v.item()
     if isinstance(v, float):
         if v != v:
             return "-"
-        if v != 0 and (abs(v) >= 1e6 or abs(v) < 1e-3):
-            return f"{v:.{digits}g}"
-        return f"{v:,.{digits}g}" if abs(v) >= 1e4 else f"{v:.{digits}g}"
+        if v in (float("inf"), float("-inf")):
+            return "∞" if v > 0 else "-∞"
+        if 1e3 <= abs(v) < 1e15:
+            return f"{v:,.0f}"
+        return f"{v:.{digits}g}"
     if isinstance(v, int):
-        return f"{v:,}" if abs(v) >= 10_000 else str(v)
+        return f"{v:,}" if abs(v) < 10**15 else f"{v:.{digits}e}"
     return str(v)
 
 
@@ -76,6 +89,7 @@ def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
     import hoptcp
+
     from . import _bridge
 
     core = _bridge.version() if _bridge.available() else "not built"
@@ -104,17 +118,24 @@ def cli() -> None:
 @click.argument("scenario", metavar="SCENARIO.toml")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario key (repeatable), e.g. --set tcp.max_window=3.")
-@click.option("--seed", type=int, default=None, help="Random seed (default: the scenario's).")
+@click.option("--seed", type=int, default=None, help="Random seed, 0 to 2^63-1 (default: the scenario's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as one JSON document.")
-@click.option("--pcap", type=click.Path(dir_okay=False), default=None, help="Write a packet trace.")
+@click.option("--pcap", type=click.Path(dir_okay=False), default=None,
+              help="Write a packet trace (pcapng, one interface per node).")
 def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None) -> None:
     """Run one simulation and print its summary tables."""
     from . import _bridge
     from .scenario import Scenario
 
     sc = Scenario.load(scenario).with_raw(_parse_sets(sets))
-    with _RunProgress(sc.name, enabled=not as_json) as bar:
-        text = _bridge.run_json(sc.toml, sc.overrides, seed, pcap, progress=bar.update)
+    bar = _RunProgress(sc.name, show=not as_json)
+    try:
+        with bar:
+            text = _bridge.run_json(sc.toml, sc.overrides, seed, pcap, progress=bar.update)
+    except KeyboardInterrupt:
+        done = f" at {bar.fraction:.0%} of the simulated time" if bar.fraction else ""
+        trace = f"; the trace in {pcap} is incomplete" if pcap else ""
+        raise Interrupted(f"run interrupted{done}: single runs are not stored, nothing was kept{trace}") from None
     if as_json:
         click.echo(text)
         return
@@ -122,24 +143,53 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
 
 
 class _RunProgress:
-    """A transient progress bar for one long run, shown from the core's first
-    progress report (runs under a quarter of a second never show one)."""
+    """Progress of one long run, from the core's reports (at most four a second;
+    runs under a quarter of a second never show any): a transient bar on a
+    terminal, a plain line every ``runner.PLAIN_INTERVAL_S`` otherwise. If the
+    run would take more than ``LONG_RUN_S`` of wall time, a warning states the
+    estimate once, whatever the output."""
 
-    def __init__(self, name: str, enabled: bool = True) -> None:
-        self.name, self.enabled, self.progress, self.task = name, enabled and sys.stderr.isatty(), None, None
+    LONG_RUN_S = 24 * 3600.0
+
+    def __init__(self, name: str, show: bool = True, clock: Callable[[], float] = time.monotonic,
+                 stream: Any = None) -> None:
+        self.name, self.show, self.clock = name, show, clock
+        self.stream = stream or sys.stderr
+        self.fraction = 0.0
+        self.warned = False
+        self.progress: Any = None
+        self.task: Any = None
+        self.t0 = self.last_line = 0.0
 
     def __enter__(self) -> "_RunProgress":
+        self.t0 = self.last_line = self.clock()
         return self
 
     def update(self, fraction: float) -> None:
-        if not self.enabled:
+        from .runner import PLAIN_INTERVAL_S, _duration
+
+        self.fraction = fraction
+        elapsed = self.clock() - self.t0
+        estimate = elapsed / fraction if fraction > 0 else float("inf")
+        if not self.warned and elapsed > 0 and estimate > self.LONG_RUN_S:
+            self.warned = True
+            how_long = _duration(estimate) if estimate < 3600 * 24 * 365 else f"{estimate / (3600 * 24 * 365):.3g} years"
+            print(f"hoptcp: warning: {self.name} will take about {how_long} of wall time at this speed "
+                  f"({fraction:.2%} simulated in {elapsed:.1f} s); Ctrl-C stops it", file=self.stream, flush=True)
+        if not self.show:
+            return
+        if not self.stream.isatty():
+            if self.clock() - self.last_line >= PLAIN_INTERVAL_S:
+                self.last_line = self.clock()
+                print(f"simulating {self.name}: {fraction:.0%}, eta {_duration(estimate - elapsed)}",
+                      file=self.stream, flush=True)
             return
         if self.progress is None:
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                                     TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+                                     TimeRemainingColumn(), console=Console(file=self.stream), transient=True)
             self.progress.start()
             self.task = self.progress.add_task(f"simulating {self.name}", total=1.0)
         self.progress.update(self.task, completed=fraction)
@@ -160,13 +210,13 @@ _NODE_COLUMNS = (("rts_sent", "RTS", 1), ("cts_timeouts", "CTS t/o", 1), ("ack_t
 MAX_ROWS = 40
 
 
-def _columns_table(title: str, records: list[dict[str, Any]], first: list[tuple[str, Any]],
+def _columns_table(title: str, records: list[dict[str, Any]], first: list[list[tuple[str, str]]],
                    columns: Sequence[tuple[str, str, float]]) -> Any:
     """A table with the given columns; rows past MAX_ROWS are summarised in the caption."""
     cols = [c for c in columns if any(c[0] in r for r in records)]
-    rows = []
+    rows: list[list[Any]] = []
     for r, lead in zip(records[:MAX_ROWS], first):
-        cells = [r.get(k) * sc if isinstance(r.get(k), (int, float)) and sc != 1 else r.get(k) for k, _, sc in cols]
+        cells = [_scaled(r.get(k), sc) for k, _, sc in cols]
         rows.append([*lead, *cells])
     lead_headers = [h for h, _ in first[0]] if first else []
     t = _table(title, [*lead_headers, *[h for _, h, _ in cols]], [[v for _, v in lr[:len(lead_headers)]]
@@ -175,6 +225,10 @@ def _columns_table(title: str, records: list[dict[str, Any]], first: list[tuple[
     if len(records) > MAX_ROWS:
         t.caption = f"{len(records) - MAX_ROWS} more rows: use --json or hoptcp.run() for all"
     return t
+
+
+def _scaled(v: Any, scale: float) -> Any:
+    return v * scale if isinstance(v, (int, float)) and not isinstance(v, bool) and scale != 1 else v
 
 
 def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
@@ -203,7 +257,7 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
         lead = [[("node", str(n.get("id"))), ("x, y (m)", f"{_fmt(n.get('x'))}, {_fmt(n.get('y'))}")] for n in active]
         con.print(_columns_table(title, active, lead, _NODE_COLUMNS))
         con.print()
-    rows = drop_rows(raw.get("drops") or {})
+    rows = drop_rows(raw.get("drops") or {}, nonzero=True)
     if rows:
         kinds = [k for k in dict.fromkeys(k for _, k, _ in rows) if k != "all"]
         causes = list(dict.fromkeys(c for c, _, _ in rows))
@@ -213,6 +267,25 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
         con.print()
     con.print(f"aggregate goodput [bold]{_fmt((s['aggregate_goodput_bps'] or 0) / 1e3)} kb/s[/bold]   "
               f"Jain fairness [bold]{_fmt(s['fairness_jain'])}[/bold]   drops {_fmt(s['drops'])}")
+    for f in flows:
+        if f.get("pacing"):
+            p = f["pacing"]
+            con.print(f"flow {f.get('id')} TCP-AP: rate {_fmt(p.get('rate_pps'))} pkt/s, FHD^ "
+                      f"{_fmt((p.get('fhd_s') or 0) * 1e3)} ms, variation {_fmt(p.get('variation'))}, "
+                      f"mean pacing delay {_fmt((p.get('mean_pacing_delay_s') or 0) * 1e3)} ms")
+        if f.get("http"):
+            h = f["http"]
+            con.print(f"flow {f.get('id')} HTTP: {h.get('pages_completed')} pages, mean transfer "
+                      f"{_fmt((h.get('mean_page_time_s') or 0) * 1e3)} ms, mean page goodput "
+                      f"{_fmt((h.get('mean_page_goodput_bps') or 0) / 1e3)} kb/s")
+    bm = raw.get("batch_means")
+    if bm:
+        agg, jain = bm["aggregate_goodput_bps"], bm["fairness_jain"]
+        ci = f" ± {_fmt((agg.get('ci') or 0) / 1e3)}" if agg.get("ci") is not None else ""
+        state = "complete" if bm.get("complete") else "incomplete: duration_s reached first"
+        con.print(f"batch means ({bm['completed']} of {bm['batches']} batches of {bm['batch_packets']} packets, "
+                  f"{bm['discarded']} discarded, {state}): aggregate [bold]{_fmt((agg.get('mean') or 0) / 1e3)}"
+                  f"{ci} kb/s[/bold]   Jain {_fmt(jain.get('mean'))}   stopped at {_fmt(bm.get('end_s'))} s")
     if pcap:
         con.print(f"packet trace written to {pcap}")
 
@@ -226,7 +299,8 @@ def _jobs_option(f: Any) -> Any:
 
 def _store_option(f: Any) -> Any:
     return click.option("--store", type=click.Path(dir_okay=False), default=None,
-                        help="Results store file (default: ./hoptcp-results.db).")(f)
+                        help="Results store file (default: $HOPTCP_STORE, else results.db in the per-user "
+                             "data directory; see docs/campaigns.md).")(f)
 
 
 @cli.command()
@@ -238,43 +312,71 @@ def _store_option(f: Any) -> Any:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
 def sweep(spec: str, jobs: int | None, dask_addr: str | None, store: str | None, quiet: bool) -> None:
     """Run a parameter sweep; only runs missing from the store are simulated."""
+    from .runner import check_dask_address
     from .store import DEFAULT_STORE
     from .sweep import SweepSpec, run_sweep
 
+    if dask_addr is not None:
+        check_dask_address(dask_addr)
     the_spec = SweepSpec.load(spec)
     df = run_sweep(the_spec, store=store or DEFAULT_STORE, jobs=jobs, dask=dask_addr, progress=not quiet)
     if not quiet:
-        _print_summary(df, the_spec.metrics)
+        _print_summary(df, list(df.attrs["metrics"]) if the_spec.metrics else None)
         click.echo(f"\n{len(df)} runs in sweep '{the_spec.name}' (store {df.attrs['store']}); "
                    f"see: hoptcp results show --sweep {the_spec.name}")
 
 
-def _default_metrics(df: Any, wanted: Sequence[str] | None) -> list[str]:
+def _default_metrics(df: Any) -> list[str]:
     metrics = list(df.attrs.get("metrics", []))
-    if wanted is not None:
-        return metrics[:6]
     pref = [m for m in ("aggregate_goodput_bps", "fairness_jain") if m in metrics]
     return pref or metrics[:2]
 
 
-def _print_summary(df: Any, wanted: Sequence[str] | None, metrics: Sequence[str] | None = None) -> None:
+def _print_summary(df: Any, metrics: Sequence[str] | None = None, console: Any = None) -> None:
+    """Mean ± CI per sweep point. Parameter columns are never squeezed: metrics
+    that do not fit the width are left out (and named in the caption)."""
+    from rich.cells import cell_len
+
     from .stats import summarize
 
     if df.empty:
         click.echo("no finished runs")
         return
-    metrics = list(metrics) if metrics else _default_metrics(df, wanted)
+    con = console or _console()
+    metrics = list(metrics) if metrics else _default_metrics(df)
     summ = summarize(df, metrics=metrics)
-    by = summ.attrs["by"]
-    headers = [*by, "n", *[f"{m} (mean ± 95% CI)" for m in metrics]]
-    rows = []
-    for _, r in summ.head(MAX_ROWS).iterrows():
-        rows.append([_fmt(r[b]) for b in by] + [_fmt(int(r["n"]))] +
-                    [f"{_fmt(r[m])} ± {_fmt(r[m + '_ci'], 3)}" for m in metrics])
-    t = _table(None, headers, rows, right_from=len(by))
+    by = list(summ.attrs["by"])
+    head = summ.head(MAX_ROWS)
+    lead = [[_fmt(r[b]) for b in by] + [_fmt(int(r["n"]))] for _, r in head.iterrows()]
+    cells = {m: [f"{_fmt(r[m])} ± {_fmt(r[m + '_ci'], 3)}" for _, r in head.iterrows()] for m in metrics}
+    lead_headers = [*by, "n"]
+    widths = [max([cell_len(h), *(cell_len(row[i]) for row in lead)]) for i, h in enumerate(lead_headers)]
+    used = sum(widths) + 2 * len(widths)
+    shown: list[str] = []
+    for m in metrics:
+        w = max([len(x) for x in cells[m]] + [min(len(m), 12)])
+        if shown and used + w + 2 > con.width:
+            break
+        shown.append(m)
+        used += w + 2
+    from rich.table import Table
+
+    t = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for i, h in enumerate(lead_headers):
+        t.add_column(h, justify="left" if i < len(by) else "right", no_wrap=True, min_width=widths[i])
+    for m in shown:
+        t.add_column(f"{m} (mean ± 95% CI)", justify="right", overflow="fold",
+                     min_width=max(len(x) for x in cells[m]))
+    for i, row in enumerate(lead):
+        t.add_row(*row, *[cells[m][i] for m in shown])
+    notes = []
     if len(summ) > MAX_ROWS:
-        t.caption = f"{len(summ) - MAX_ROWS} more rows: hoptcp results export"
-    _console().print(t)
+        notes.append(f"{len(summ) - MAX_ROWS} more rows: hoptcp results export")
+    if len(shown) < len(metrics):
+        notes.append(f"not shown for width: {', '.join(metrics[len(shown):])} (pick with -m, or widen the terminal)")
+    if notes:
+        t.caption = "; ".join(notes)
+    con.print(t)
 
 
 # --- results --------------------------------------------------------------------------
@@ -291,6 +393,13 @@ def _open_store(store: str | None) -> Any:
     if not Path(path).is_file():
         raise SpecError(f"store not found: {path} (run a sweep first, or pass --store FILE)")
     return Store(path)
+
+
+def _select_one_sweep(db: Any, sweep: str | None) -> str:
+    name = _pick_sweep(db, sweep)
+    if name is None:
+        raise SpecError(f"store {db.path} holds several sweeps ({', '.join(db.sweep_names())}); pick one with --sweep")
+    return name
 
 
 def _pick_sweep(db: Any, sweep: str | None) -> str | None:
@@ -325,17 +434,17 @@ def results_list(store: str | None) -> None:
 @click.option("--sweep", default=None, help="Sweep name (default: the only one).")
 @click.option("-m", "--metric", "metrics", multiple=True, help="Metric (or glob) to show; repeatable.")
 def results_show(store: str | None, sweep: str | None, metrics: tuple[str, ...]) -> None:
-    """Mean ± 95% CI per sweep point."""
+    """Mean ± 95% CI per sweep point (the metrics of the sweep spec unless -m is given)."""
     with _open_store(store) as db:
-        name = _pick_sweep(db, sweep)
-        if name is None:
-            raise SpecError(f"store {db.path} holds several sweeps ({', '.join(db.sweep_names())}); pick one with --sweep")
+        name = _select_one_sweep(db, sweep)
         df = db.frame(name)
+        spec_metrics = (db.sweep_spec(name) or {}).get("metrics")
     from .store import select_metrics
 
-    chosen = select_metrics(df.attrs["metrics"], list(metrics)) if metrics else None
+    wanted = list(metrics) or spec_metrics
+    chosen = select_metrics(df.attrs["metrics"], list(wanted)) if wanted else None
     click.echo(f"sweep '{name}': {len(df)} runs")
-    _print_summary(df, None, chosen)
+    _print_summary(df, chosen)
 
 
 @results.command("export")
@@ -377,19 +486,42 @@ def results_export(store: str | None, sweep: str | None, fmt: str | None, output
 @click.option("-x", "x", required=True, help="Column on the x axis (a sweep parameter).")
 @click.option("-y", "y", required=True, help="Metric on the y axis (mean with 95% CI).")
 @click.option("--hue", default=None, help="Parameter drawn as separate lines.")
+@click.option("--where", "where", multiple=True, metavar="KEY=VALUE",
+              help="Keep only runs with this parameter value (repeatable), e.g. --where mac.queue_limit=50.")
+@click.option("--logx", is_flag=True, help="Logarithmic x axis.")
+@click.option("--ymin", type=float, default=None, help="Lower end of the y axis (e.g. 0).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="Image file (.png, .pdf, .svg).")
-def plot(store: str | None, sweep: str | None, x: str, y: str, hue: str | None, output: str | None) -> None:
+def plot(store: str | None, sweep: str | None, x: str, y: str, hue: str | None, where: tuple[str, ...],
+         logx: bool, ymin: float | None, output: str | None) -> None:
     """Plot a metric against a parameter: mean with 95% CI error bars."""
-    with _open_store(store) as db:
-        name = _pick_sweep(db, sweep)
-        if name is None:
-            raise SpecError(f"store {db.path} holds several sweeps ({', '.join(db.sweep_names())}); pick one with --sweep")
-        df = db.frame(name)
-    from .plotting import save_sweep_plot
+    from .plotting import check_image_path, save_sweep_plot, select_rows
 
+    if output is not None:
+        check_image_path(output)
+    conditions = _parse_where(where)
+    with _open_store(store) as db:
+        name = _select_one_sweep(db, sweep)
+        df = db.frame(name)
+    df = select_rows(df, conditions)
     out = output or f"{name.replace('/', '_')}-{y.replace('*', 'x')}.png"
-    save_sweep_plot(df, out, x=x, y=y, hue=hue, title=name)
+    save_sweep_plot(df, out, x=x, y=y, hue=hue, title=name, logx=logx, ymin=ymin)
     click.echo(f"wrote {out}")
+
+
+def _parse_where(items: Sequence[str]) -> list[tuple[str, Any]]:
+    from . import _toml
+
+    out = []
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise SpecError(f"--where '{item}': expected KEY=VALUE, e.g. --where mac.queue_limit=50")
+        try:
+            parsed = _toml.loads(f"v = {value.strip()}")["v"]
+        except _toml.TOMLDecodeError:
+            parsed = value.strip()
+        out.append((key.strip(), parsed))
+    return out
 
 
 # --- model ----------------------------------------------------------------------------
@@ -416,7 +548,7 @@ def _model_runs(name: str, params: dict[str, Any], list_key: str | None, as_json
     from .models import model as evaluate
 
     values = params.pop(list_key) if list_key and list_key in params else None
-    variants = [dict(params, **{list_key: v}) for v in values] if values is not None else [params]
+    variants = [{**params, str(list_key): v} for v in values] if values is not None else [params]
     try:
         out = [evaluate(name, **{k: v for k, v in p.items() if v is not None}) for p in variants]
     except ValueError as exc:
@@ -459,7 +591,8 @@ _mac_model_options = [
                  help="RTS/CTS before DATA (ns-2 default) or basic access."),
     click.option("--transport", type=click.Choice(["udp", "tcp"]), default=None,
                  help="Headers on the payload: UDP/IP 28 B or TCP/IP 40 B."),
-    click.option("--standard", type=click.Choice(["dsss", "ofdm"]), default=None, help="PHY timing set."),
+    click.option("--standard", type=click.Choice(["dsss", "ofdm", "erp", "ns2_g"]), default=None,
+                 help="PHY timing set: 802.11b as ns-2, 802.11a, 802.11g ERP, or ns-2's 802.11g."),
 ]
 
 
@@ -516,8 +649,9 @@ def model_linkdrop(extra: tuple[str, ...], as_json: bool) -> None:
 @click.option("--dask", "dask_addr", metavar="ADDR", default=None, help="Send runs to a Dask scheduler.")
 @_store_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option("--check", is_flag=True, help="Exit with status 1 if any claim's verdict is \"fail\".")
 def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs: int | None,
-              dask_addr: str | None, store: str | None, quiet: bool) -> None:
+              dask_addr: str | None, store: str | None, quiet: bool, check: bool) -> int:
     """Reproduce a paper's figure or table: runs, plots, paper-vs-hoptcp report."""
     from . import reproduce as rep
     from .store import DEFAULT_STORE
@@ -528,18 +662,30 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
                 for e in entries]
         _console().print(_table(None, ["id", "title", "paper", "figure/table", "quick runs", "full runs"], rows,
                                 right_from=4, wrap=(1, 2, 3)))
-        return
+        return 0
     if not entry:
         raise SpecError("reproduce: give an entry id, 'all', or --list")
-    kw = dict(quick=quick, store=store or DEFAULT_STORE, jobs=jobs, dask=dask_addr, progress=not quiet)
+    if dask_addr is not None:
+        from .runner import check_dask_address
+
+        check_dask_address(dask_addr)
+    kw: dict[str, Any] = dict(quick=quick, store=store or DEFAULT_STORE, jobs=jobs, dask=dask_addr,
+                              progress=not quiet)
     if entry == "all":
+        if check:
+            raise SpecError("--check needs one entry id (run each entry with --check), not 'all'")
         index = rep.reproduce_all(Path(out or "hoptcp-reproduce"), **kw)
         click.echo(f"wrote {index}")
-        return
+        return 0
     result = rep.reproduce(entry, Path(out or Path("hoptcp-reproduce") / entry), **kw)
     for c in result.claims:
         click.echo(f"{c.verdict:>8}  {c.claim.name}: {c.summary}")
     click.echo(f"wrote {result.report}")
+    failed = [c.claim.name for c in result.claims if c.verdict == "fail"]
+    if check and failed:
+        print(f"hoptcp: check failed: {entry}: {len(failed)} claim(s) fail: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
 
 
 # --- bench ----------------------------------------------------------------------------
@@ -552,12 +698,27 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
               help="Also write the results as a Markdown table to this file.")
 def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, md_out: str | None) -> None:
     """Time fixed scenarios (events/s, simulated seconds per wall second, memory) and sweep throughput."""
-    from . import _bridge, bench as b
+    from . import _bridge
+    from . import bench as b
 
+    names = [f.removesuffix(".toml") for f, _, _ in b.SCENARIOS]
+    for name in only:
+        if name not in names:
+            raise SpecError(f"--only {name}: no such bench scenario; allowed: {', '.join(names)}")
+    try:
+        jobs = [int(j) for j in sweep_jobs.split(",") if j.strip()]
+    except ValueError:
+        raise SpecError(f"--sweep-jobs '{sweep_jobs}': expected worker counts like 1,2 (or '' to skip)") from None
+    if any(j < 1 for j in jobs):
+        raise SpecError(f"--sweep-jobs '{sweep_jobs}': worker counts must be >= 1")
+    if md_out:
+        _bridge.check_output_file(md_out, "--markdown")
     con = _console()
-    note = lambda msg: con.print(f"[dim]{msg}[/dim]")  # noqa: E731
+
+    def note(msg: str) -> None:
+        con.print(f"[dim]{msg}[/dim]")
+
     rows = b.run_scenarios(only or None, repeats, progress=note)
-    jobs = [int(j) for j in sweep_jobs.split(",") if j.strip()]
     sweeps = b.sweep_throughput(jobs, progress=note) if jobs and not only else []
     table_rows = [[t.name, t.nodes, t.flows, t.sim_s, t.events, t.wall_s, t.speedup, t.events_per_s / 1e6, t.rss_mb,
                    "-" if t.target_s is None else f"<= {t.target_s:g} s"] for t in rows]
@@ -578,45 +739,59 @@ _register_ns2(cli)
 
 # --- entry point ------------------------------------------------------------------------
 
-def _err(message: str) -> None:
+def _exit_status(exc: BaseException) -> tuple[int, str | None]:
+    """(exit status, one line for stderr) for an exception that ended a command."""
+    from .runner import RunError
+
+    if isinstance(exc, click.exceptions.Exit):
+        return exc.exit_code, None
+    if isinstance(exc, click.exceptions.Abort):
+        return EXIT_INTERRUPTED, "hoptcp: aborted"
+    if isinstance(exc, click.UsageError):
+        cmd = exc.ctx.command_path if exc.ctx else "hoptcp"
+        return EXIT_USER, _line(f"{exc.format_message()} (see: {cmd} --help)")
+    if isinstance(exc, click.ClickException):
+        return EXIT_USER, _line(exc.format_message())
+    if isinstance(exc, (ScenarioError, SpecError)):
+        return EXIT_USER, _line(str(exc))
+    if isinstance(exc, (CoreUnavailableError, RunError)):
+        return 1, _line(str(exc))
+    if isinstance(exc, Interrupted):
+        return EXIT_INTERRUPTED, f"hoptcp: interrupted: {' '.join(str(exc).split())}"
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED, "hoptcp: interrupted (finished runs are stored; run the same command again to resume)"
+    if isinstance(exc, BrokenPipeError):
+        return 0, None
+    if isinstance(exc, OSError):  # disk full, permissions, ...: the system's words, one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        return 1, _line(f"{exc.strerror or exc}{where}")
+    raise exc
+
+
+def _line(message: str) -> str:
     first = " ".join(str(message).split("\n")[0].split()) or "error"
-    print(f"hoptcp: error: {first}", file=sys.stderr)
+    return f"hoptcp: error: {first}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point; returns the exit status."""
-    from .runner import RunError
+    # Ctrl-C must stop a run even where SIGINT was inherited as ignored (a
+    # command started in the background by a non-interactive shell).
+    import threading
 
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        rv = cli.main(args=list(argv) if argv is not None else None, prog_name="hoptcp", standalone_mode=False)
+        args = list(argv) if argv is not None else sys.argv[1:]
+        # Not cli.main(): it turns Ctrl-C into a bare Abort and loses what was kept.
+        with cli.make_context("hoptcp", args) as ctx:
+            rv = cli.invoke(ctx)
         return rv if isinstance(rv, int) else 0
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.exceptions.Abort:
-        print("hoptcp: aborted", file=sys.stderr)
-        return 130
-    except click.UsageError as exc:
-        cmd = exc.ctx.command_path if exc.ctx else "hoptcp"
-        _err(f"{exc.format_message()} (see: {cmd} --help)")
-        return EXIT_USER
-    except click.ClickException as exc:
-        _err(exc.format_message())
-        return EXIT_USER
-    except (ScenarioError, SpecError) as exc:
-        _err(str(exc))
-        return EXIT_USER
-    except CoreUnavailableError as exc:
-        _err(str(exc))
-        return 1
-    except RunError as exc:
-        _err(str(exc))
-        return 1
-    except KeyboardInterrupt:
-        print("hoptcp: interrupted (finished runs are stored; run the same command again to resume)",
-              file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+    except (Exception, KeyboardInterrupt) as exc:
+        code, line = _exit_status(exc)
+        if line:
+            print(line, file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,7 +10,7 @@ from __future__ import annotations
 try:  # the compiled core defines the canonical class; inherit so both catch
     from hoptcp._core import ScenarioError as _CoreScenarioError
 except ImportError:  # core not built (e.g. unit tests with the test double)
-    _CoreScenarioError = ValueError
+    _CoreScenarioError = ValueError  # type: ignore[misc, assignment]
 
 
 class ScenarioError(_CoreScenarioError):
@@ -23,3 +23,8 @@ class SpecError(ValueError):
 
 class CoreUnavailableError(RuntimeError):
     """The compiled extension ``hoptcp._core`` cannot be imported."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped a run, sweep or reproduction. The message says
+    what was kept; the CLI prints it and exits with status 130."""

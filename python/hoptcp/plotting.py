@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .errors import SpecError
 
@@ -25,7 +25,8 @@ def new_figure(width: float = 6.0, height: float = 4.0) -> "Figure":
 
 def plot_sweep(df: "pd.DataFrame", x: str, y: str, hue: str | None = None, ax: "Axes | None" = None, *,
                confidence: float = 0.95, xlabel: str | None = None, ylabel: str | None = None,
-               title: str | None = None, scale: float = 1.0, **errorbar_kw: Any) -> "Axes":
+               title: str | None = None, scale: float = 1.0, logx: bool = False, ymin: float | None = None,
+               **errorbar_kw: Any) -> "Axes":
     """Mean of ``y`` per value of ``x`` (one line per ``hue``) with CI error bars.
 
     Other parameters of the sweep must be constant: filter first (``hoptcp.load(...,
@@ -58,11 +59,46 @@ def plot_sweep(df: "pd.DataFrame", x: str, y: str, hue: str | None = None, ax: "
         ax.set_title(title)
     if hue:
         ax.legend()
+    if logx:
+        ax.set_xscale("log")
+    if ymin is not None:
+        ax.set_ylim(bottom=ymin)
     ax.grid(True, alpha=0.3)
     return ax
 
 
+def select_rows(df: "pd.DataFrame", conditions: Sequence[tuple[str, Any]]) -> "pd.DataFrame":
+    """Rows whose column equals the value for every (column, value); one clear
+    error for an unknown column or a value no run has."""
+    import difflib
+
+    attrs = dict(df.attrs)
+    for col, value in conditions:
+        if col not in df.columns:
+            close = difflib.get_close_matches(col, [str(c) for c in df.columns], n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f"; parameters: {', '.join(attrs.get('params', []))}"
+            raise SpecError(f"--where {col}: no such column{hint}")
+        kept = df[df[col] == value]
+        if kept.empty:
+            values = ", ".join(map(str, sorted(df[col].dropna().unique().tolist(), key=str)[:20]))
+            raise SpecError(f"--where {col}={value}: no run has this value; values there: {values}")
+        df = kept
+    df = df.reset_index(drop=True)
+    df.attrs.update(attrs)
+    return df
+
+
+def check_image_path(path: str | Path) -> None:
+    """An image file name whose suffix matplotlib can write."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    formats = sorted(new_figure().canvas.get_supported_filetypes())
+    if suffix not in formats:
+        raise SpecError(f"-o {path}: unknown image format '{suffix or '(no suffix)'}'; "
+                        f"use one of {', '.join('.' + f for f in formats)}")
+
+
 def save(fig: "Figure", path: str | Path) -> Path:
+    check_image_path(path)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)

@@ -6,7 +6,9 @@ pandas is imported only when a table is asked for, so the CLI's ``run`` stays fa
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from .errors import SpecError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -134,6 +136,23 @@ class RunResult:
         return pd.DataFrame(rows, columns=["flow", "window", "seconds"])
 
     @property
+    def batch_means(self) -> pd.DataFrame:
+        """Batch-means estimates of a run with ``stats.batches``: one row per
+        measure (``aggregate_goodput_bps``, ``fairness_jain``,
+        ``flow.<id>.goodput_bps``) with ``mean``, ``ci`` (half-width at
+        ``batch_means.confidence``) and ``batches`` (how many were kept)."""
+        import pandas as pd
+
+        bm = self.raw.get("batch_means")
+        if not bm:
+            raise SpecError("this run has no batch_means: set stats.batches = N and stats.batch_packets = k")
+        kept = max(int(bm.get("completed", 0)) - int(bm.get("discarded", 0)), 0)
+        named = [("aggregate_goodput_bps", bm["aggregate_goodput_bps"]), ("fairness_jain", bm["fairness_jain"])]
+        named += [(f"flow.{f['id']}.goodput_bps", f["goodput_bps"]) for f in bm.get("flows", [])]
+        rows = [{"measure": n, "mean": e.get("mean"), "ci": e.get("ci"), "batches": kept} for n, e in named]
+        return pd.DataFrame(rows, columns=["measure", "mean", "ci", "batches"]).set_index("measure")
+
+    @property
     def series(self) -> "pd.DataFrame":
         """Per-interval goodput (when the scenario asked for a series): time_s, flow, goodput_bps."""
         import pandas as pd
@@ -169,18 +188,22 @@ class RunResult:
         return "\n".join(lines)
 
 
-def drop_rows(drops: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+def drop_rows(drops: Mapping[str, Any], nonzero: bool = False) -> list[tuple[str, str, Any]]:
     """(cause, kind, count) rows; kind "all" holds each cause's total (the
-    core's "total" entry is the sum over causes and is not repeated here)."""
+    core's "total" entry is the sum over causes and is not repeated here).
+    With ``nonzero``, causes that dropped nothing in this run are left out."""
     rows = [(c, "all", n) for c, n in drops.items() if c not in ("by_kind", "total") and _is_scalar(n)]
     for kind, causes in (drops.get("by_kind") or {}).items():
         for c, n in (causes or {}).items():
             if _is_scalar(n):
                 rows.append((c, kind, n))
+    if nonzero:
+        used = {c for c, _, n in rows if n}
+        rows = [r for r in rows if r[0] in used]
     return rows
 
 
-def ordered_keys(records: list[Mapping[str, Any]], order: tuple[str, ...]) -> list[str]:
+def ordered_keys(records: Sequence[Mapping[str, Any]], order: tuple[str, ...]) -> list[str]:
     """Scalar keys of ``records``: those in ``order`` first, then any others as they come."""
     present = {k for r in records for k, v in r.items() if not isinstance(v, (list, dict))}
     keys = [k for k in order if k in present]
@@ -189,11 +212,23 @@ def ordered_keys(records: list[Mapping[str, Any]], order: tuple[str, ...]) -> li
     return keys
 
 
+def _flat_record(r: Mapping[str, Any]) -> dict[str, Any]:
+    """Scalars of a record; a nested object's scalars (a flow's ``pacing`` or
+    ``http``) become dotted keys (``pacing.rate_pps``). Lists are left out."""
+    out: dict[str, Any] = {}
+    for k, v in r.items():
+        if isinstance(v, Mapping):
+            out.update({f"{k}.{kk}": vv for kk, vv in v.items() if not isinstance(vv, (list, dict))})
+        elif not isinstance(v, list):
+            out[k] = v
+    return out
+
+
 def _records_frame(records: list[Mapping[str, Any]], order: tuple[str, ...]) -> "pd.DataFrame":
     import pandas as pd
 
-    rows = [{k: v for k, v in r.items() if not isinstance(v, (list, dict))} for r in records]
-    df = pd.DataFrame(rows, columns=(["id"] if any("id" in r for r in rows) else []) + ordered_keys(records, order))
+    rows = [_flat_record(r) for r in records]
+    df = pd.DataFrame(rows, columns=(["id"] if any("id" in r for r in rows) else []) + ordered_keys(rows, order))
     if "id" in df.columns:
         df = df.set_index("id")
     return df

@@ -8,14 +8,16 @@ calling process writes the store.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+import threading
 import time
+import uuid
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from . import _bridge
 from .errors import SpecError
@@ -36,8 +38,21 @@ def run(scenario: Scenario | str | Path, seed: int | None = None, pcap: str | Pa
     return RunResult(raw, scenario=sc)
 
 
-def default_run(toml_text: str, overrides: Sequence[tuple[str, str]], seed: int) -> str:
-    return _bridge.run_json(toml_text, overrides, seed, None)
+class _Cancelled(Exception):
+    """Raised from the core's progress hook to stop a run of a cancelled sweep."""
+
+
+def default_run(toml_text: str, overrides: Sequence[tuple[str, str]], seed: int,
+                cancel: threading.Event | None = None) -> str:
+    """One run in the compiled core; it stops within a fraction of a second once ``cancel`` is set."""
+    if cancel is None:
+        return _bridge.run_json(toml_text, overrides, seed, None)
+
+    def check(_fraction: float) -> None:
+        if cancel.is_set():
+            raise _Cancelled()
+
+    return _bridge.run_json(toml_text, overrides, seed, None, progress=check)
 
 
 @dataclass(frozen=True)
@@ -64,6 +79,8 @@ class RunError(RuntimeError):
 class ExecStats:
     total: int = 0
     done: int = 0
+    #: runs another process on the same store finished while we waited for them
+    done_elsewhere: int = 0
     failed: list[tuple[Task, BaseException]] = field(default_factory=list)
     elapsed_s: float = 0.0
 
@@ -73,32 +90,131 @@ def _describe(task: Task) -> str:
     return f"seed {task.seed}" + (f", {p}" if p else "")
 
 
-def execute(tasks: Sequence[Task], on_result: Callable[[Task, str], None], *,
+class TaskSource:
+    """The tasks of one execution, handed out one at a time. This plain version
+    hands out a fixed list; :class:`ClaimingSource` shares work with other
+    processes through the store."""
+
+    def __init__(self, tasks: Sequence[Task]):
+        self._pending = iter(tasks)
+        self.total = len(tasks)
+
+    def take(self) -> Task | None:
+        """The next task to run here, or None if none can be run right now."""
+        return next(self._pending, None)
+
+    def elsewhere(self) -> int:
+        """Tasks being run by another process (waited for before returning)."""
+        return 0
+
+    def wait_elsewhere(self) -> list[Task]:
+        """Pause briefly; return the tasks another process has finished meanwhile."""
+        return []
+
+    def tick(self) -> None:
+        """Called regularly while runs go on (claims are renewed here)."""
+
+    def close(self) -> None:
+        """Give up whatever this process still holds."""
+
+
+#: how long a claim lives without renewal, and how often owners renew them
+CLAIM_TTL_S = 120.0
+CLAIM_RENEW_S = 30.0
+#: how often a sweep waiting for another process's runs looks at the store
+WAIT_POLL_S = 1.0
+
+
+class ClaimingSource(TaskSource):
+    """Tasks this process claims in the store before running them. Tasks claimed
+    by another live process are left to it and waited for; if their claims expire
+    (the other process died) they are claimed and run here."""
+
+    def __init__(self, db: Any, version: str, tasks: Sequence[Task], *, batch: int = 1,
+                 ttl_s: float | None = None, poll_s: float | None = None):
+        super().__init__(tasks)
+        self.db, self.version, self.batch = db, version, max(1, batch)
+        self.ttl_s = CLAIM_TTL_S if ttl_s is None else ttl_s
+        self.poll_s = WAIT_POLL_S if poll_s is None else poll_s
+        self.owner = uuid.uuid4().hex
+        self._todo = list(tasks)  # not yet claimed by us, in order
+        self._ready: list[Task] = []  # claimed by us, not yet handed out
+        self._others: dict[tuple[str, int], Task] = {}  # claimed elsewhere when we looked
+        self._renewed = time.monotonic()
+
+    def take(self) -> Task | None:
+        if not self._ready and self._todo:
+            self._claim_more()
+        return self._ready.pop(0) if self._ready else None
+
+    def _claim_more(self) -> None:
+        while self._todo and not self._ready:
+            chunk, self._todo = self._todo[:self.batch], self._todo[self.batch:]
+            got = set(self.db.claim([t.key for t in chunk], self.version, self.owner, self.ttl_s))
+            for t in chunk:
+                if t.key in got:
+                    self._ready.append(t)
+                else:
+                    self._others[t.key] = t
+
+    def elsewhere(self) -> int:
+        return len(self._others) + len(self._todo)
+
+    def wait_elsewhere(self) -> list[Task]:
+        time.sleep(self.poll_s)
+        self.tick()
+        keys = list(self._others)
+        stored = self.db.existing(keys, self.version)
+        finished = [self._others.pop(k) for k in keys if k in stored]
+        live = self.db.live_claims(self.version, exclude_owner=self.owner)
+        orphaned = [self._others.pop(k) for k in list(self._others) if k not in live]
+        self._todo = orphaned + self._todo  # their owner died: ours now (claimed on take)
+        return finished
+
+    def tick(self) -> None:
+        if time.monotonic() - self._renewed >= min(CLAIM_RENEW_S, self.ttl_s / 4):
+            self.db.renew_claims(self.owner, self.ttl_s)
+            self._renewed = time.monotonic()
+
+    def close(self) -> None:
+        self.db.release_claims(self.owner)
+
+
+def execute(tasks: Sequence[Task] | TaskSource, on_result: Callable[[Task, str], None], *,
             run_fn: RunFn | None = None, jobs: int | None = None, dask: Any = None,
-            progress: bool = True, description: str = "runs") -> ExecStats:
+            progress: bool | Progress = True, description: str = "runs") -> ExecStats:
     """Run ``tasks``; call ``on_result(task, result_json)`` in this thread as each finishes.
 
     Failures do not stop the others; when all are done a failure raises
-    :class:`SpecError` (invalid scenario) or :class:`RunError`.
+    :class:`SpecError` (invalid scenario) or :class:`RunError`. Ctrl-C stops the
+    runs in progress within a fraction of a second and propagates.
     """
-    run_fn = run_fn or default_run
-    stats = ExecStats(total=len(tasks))
+    source = tasks if isinstance(tasks, TaskSource) else TaskSource(tasks)
+    stats = ExecStats(total=source.total)
     t0 = time.perf_counter()
-    with progress_bar(len(tasks), description, enabled=progress and len(tasks) > 0) as advance:
-        def finished(task: Task, outcome: str | BaseException) -> None:
-            if isinstance(outcome, BaseException):
-                stats.failed.append((task, outcome))
-            else:
-                on_result(task, outcome)
-                stats.done += 1
-            advance()
+    bar = progress if isinstance(progress, Progress) else Progress(
+        source.total, description, enabled=progress and source.total > 0)
 
-        if not tasks:
-            pass
-        elif dask is not None:
-            _execute_dask(tasks, finished, run_fn, dask)
+    def finished(task: Task, outcome: str | BaseException) -> None:
+        if isinstance(outcome, BaseException):
+            stats.failed.append((task, outcome))
         else:
-            _execute_local(tasks, finished, run_fn, jobs)
+            on_result(task, outcome)
+            stats.done += 1
+        bar.advance()
+
+    def finished_elsewhere(done: list[Task]) -> None:
+        stats.done_elsewhere += len(done)
+        bar.advance(len(done))
+
+    try:
+        with bar:
+            if dask is not None:
+                _execute_dask(source, finished, finished_elsewhere, run_fn, dask)
+            elif source.total:
+                _execute_local(source, finished, finished_elsewhere, run_fn, jobs)
+    finally:
+        source.close()
     stats.elapsed_s = time.perf_counter() - t0
     if stats.failed:
         task, exc = stats.failed[0]
@@ -115,31 +231,39 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _execute_local(tasks: Sequence[Task], finished: Callable, run_fn: RunFn, jobs: int | None) -> None:
+def _execute_local(source: TaskSource, finished: Callable[[Task, Any], None],
+                   finished_elsewhere: Callable[[list[Task]], None], run_fn: RunFn | None, jobs: int | None) -> None:
     jobs = jobs or default_jobs()
     if jobs < 1:
         raise SpecError(f"jobs: invalid value {jobs}; expected a positive number of parallel runs")
-    pending = iter(tasks)
+    cancel = threading.Event()
+    call: RunFn = run_fn or functools.partial(default_run, cancel=cancel)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="hoptcp-run") as pool:
         inflight: dict[Any, Task] = {}
 
         def top_up() -> None:
             while len(inflight) < 2 * jobs:
-                task = next(pending, None)
+                task = source.take()
                 if task is None:
                     return
-                inflight[pool.submit(run_fn, task.toml, task.overrides, task.seed)] = task
+                inflight[pool.submit(call, task.toml, task.overrides, task.seed)] = task
 
         try:
-            top_up()
-            while inflight:
-                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+            while True:
+                top_up()
+                if not inflight:
+                    if not source.elsewhere():
+                        break
+                    finished_elsewhere(source.wait_elsewhere())
+                    continue
+                done, _ = wait(inflight, timeout=CLAIM_RENEW_S, return_when=FIRST_COMPLETED)
+                source.tick()
                 for fut in done:
                     task = inflight.pop(fut)
                     exc = fut.exception()
                     finished(task, exc if exc is not None else fut.result())
-                top_up()
         except BaseException:
+            cancel.set()  # runs in progress stop at their next progress check
             for fut in inflight:
                 fut.cancel()
             raise
@@ -160,6 +284,14 @@ def run_chunk(items: Sequence[tuple[str, tuple, int]], run_fn: RunFn | None = No
     return out
 
 
+def check_dask_address(address: str) -> None:
+    """A scheduler address like ``tcp://host:8786`` (checked before anything runs)."""
+    import re
+
+    if not re.fullmatch(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d{1,5}/?", address.strip()):
+        raise SpecError(f"--dask {address}: expected a scheduler address with a port, like tcp://host:8786")
+
+
 def _connect(dask: Any) -> tuple[Any, bool]:
     try:
         from distributed import Client
@@ -171,35 +303,46 @@ def _connect(dask: Any) -> tuple[Any, bool]:
         raise SpecError(f"dask: expected a scheduler address like 'tcp://host:8786' or a Client, got {dask!r}")
     try:
         return Client(dask, timeout="20s"), True
+    except ValueError as exc:  # e.g. an address without a port
+        raise SpecError(f"dask: invalid scheduler address {dask!r} ({exc}); "
+                        "expected e.g. tcp://host:8786") from None
     except (OSError, TimeoutError) as exc:
         raise SpecError(f"dask: cannot connect to scheduler {dask}: {exc}") from None
 
 
-def _execute_dask(tasks: Sequence[Task], finished: Callable, run_fn: RunFn, dask: Any) -> None:
+def _execute_dask(source: TaskSource, finished: Callable[[Task, Any], None],
+                  finished_elsewhere: Callable[[list[Task]], None], run_fn: RunFn | None, dask: Any) -> None:
     from distributed import as_completed
 
     client, owned = _connect(dask)
     try:
         threads = max(1, sum(client.nthreads().values()))
-        size = max(1, min(32, len(tasks) // (threads * 4)))  # amortise scheduling of very short runs
-        chunks = [list(tasks[i:i + size]) for i in range(0, len(tasks), size)]
-        fn = None if run_fn is default_run else run_fn
-        futures = {}
-        for chunk in chunks:
-            fut = client.submit(run_chunk, [(t.toml, t.overrides, t.seed) for t in chunk], fn, pure=False)
-            futures[fut] = chunk
-        try:
-            for fut in as_completed(futures):
-                chunk = futures.pop(fut)
-                try:
-                    outcomes = fut.result()
-                except Exception as exc:  # worker died, etc.
-                    outcomes = [(False, RuntimeError(f"dask task failed: {exc}"))] * len(chunk)
-                for task, (ok, value) in zip(chunk, outcomes):
-                    finished(task, value)
-        except BaseException:
-            client.cancel(list(futures))
-            raise
+        while True:
+            tasks = list(iter(source.take, None))  # every task this process may run now
+            if not tasks:
+                if not source.elsewhere():
+                    return
+                finished_elsewhere(source.wait_elsewhere())
+                continue
+            size = max(1, min(32, len(tasks) // (threads * 4)))  # amortise scheduling of very short runs
+            chunks = [list(tasks[i:i + size]) for i in range(0, len(tasks), size)]
+            futures = {}
+            for chunk in chunks:
+                fut = client.submit(run_chunk, [(t.toml, t.overrides, t.seed) for t in chunk], run_fn, pure=False)
+                futures[fut] = chunk
+            try:
+                for fut in as_completed(futures):
+                    chunk = futures.pop(fut)
+                    try:
+                        outcomes = fut.result()
+                    except Exception as exc:  # worker died, etc.
+                        outcomes = [(False, RuntimeError(f"dask task failed: {exc}"))] * len(chunk)
+                    for task, (_ok, value) in zip(chunk, outcomes):
+                        finished(task, value)
+                    source.tick()
+            except BaseException:
+                client.cancel(list(futures))
+                raise
     finally:
         if owned:
             client.close()
@@ -207,15 +350,84 @@ def _execute_dask(tasks: Sequence[Task], finished: Callable, run_fn: RunFn, dask
 
 # --- progress -------------------------------------------------------------------------
 
-@contextmanager
-def progress_bar(total: int, description: str, enabled: bool = True) -> Iterator[Callable[[], None]]:
-    """A rich progress bar on stderr (done/total, rate, elapsed, ETA); a no-op when disabled."""
-    if not enabled:
-        yield lambda: None
-        return
+class Progress:
+    """Progress of ``total`` runs on stderr: a live bar (done/total, rate, elapsed,
+    ETA) on a terminal; otherwise (batch jobs, logs) a plain line every
+    ``PLAIN_INTERVAL_S`` seconds and one at the end. A no-op when disabled."""
+
+    def __init__(self, total: int, description: str, enabled: bool = True, stream: Any = None):
+        self.total, self.description, self.enabled = total, description, enabled
+        self.stream = stream or sys.stderr
+        self.done = 0
+        self._bar: Any = None
+        self._t0 = self._last = 0.0
+
+    def __enter__(self) -> "Progress":
+        if not self.enabled:
+            return self
+        self._t0 = self._last = time.monotonic()
+        if self.stream.isatty():
+            self._bar = _rich_bar(self.total, self.description, self.stream)
+        return self
+
+    def advance(self, n: int = 1) -> None:
+        if not self.enabled or n <= 0:
+            return
+        self.done += n
+        if self._bar is not None:
+            self._bar[0].advance(self._bar[1], n)
+        elif time.monotonic() - self._last >= PLAIN_INTERVAL_S and self.done < self.total:
+            self._line()
+
+    def _line(self) -> None:
+        self._last = now = time.monotonic()
+        elapsed = max(now - self._t0, 1e-9)
+        rate = self.done / elapsed
+        eta = f", eta {_duration((self.total - self.done) / rate)}" if rate > 0 and self.done < self.total else ""
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        print(f"{self.description}: {self.done}/{self.total} runs ({pct:.0f}%), {rate:.3g} runs/s, "
+              f"elapsed {_duration(elapsed)}{eta}", file=self.stream, flush=True)
+
+    def __exit__(self, *exc: Any) -> None:
+        if not self.enabled:
+            return
+        if self._bar is not None:
+            self._bar[0].stop()
+        elif exc[0] is None:
+            self._line()
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+#: seconds between two plain progress lines (no terminal); $HOPTCP_PROGRESS_INTERVAL_S
+PLAIN_INTERVAL_S = _env_float("HOPTCP_PROGRESS_INTERVAL_S", 10.0)
+
+
+def _duration(s: float) -> str:
+    s = int(round(s))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def _rich_bar(total: int, description: str, stream: Any) -> tuple[Any, Any]:
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as RichProgress
     from rich.text import Text
 
     class RateColumn(ProgressColumn):
@@ -223,12 +435,11 @@ def progress_bar(total: int, description: str, enabled: bool = True) -> Iterator
             speed = task.finished_speed or task.speed
             return Text("" if speed is None else f"{speed:.3g} runs/s", style="progress.data.speed")
 
-    console = Console(stderr=True)
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
                TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn()]
-    with Progress(*columns, console=console, transient=False, refresh_per_second=4) as prog:
-        tid = prog.add_task(description, total=total)
-        yield lambda: prog.advance(tid)
+    prog = RichProgress(*columns, console=Console(file=stream), transient=False, refresh_per_second=4)
+    prog.start()
+    return prog, prog.add_task(description, total=total)
 
 
 def log(message: str, enabled: bool = True) -> None:

@@ -3,6 +3,12 @@
 A run is keyed by (scenario_hash, seed, hoptcp_version) and committed as soon as
 it finishes, so an interrupted sweep loses nothing that had finished. Sweeps are
 named sets of (params, seed) -> run; several sweeps may share the same runs.
+A process about to simulate a run claims it first (``claims`` table), so two
+sweeps on one store never simulate the same run twice; a claim expires when
+its owner dies or stops renewing it.
+
+The default store is ``$HOPTCP_STORE`` if set, else ``results.db`` in the
+per-user data directory (``~/.local/share/hoptcp`` on Linux).
 """
 
 from __future__ import annotations
@@ -10,7 +16,10 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import json
+import os
+import socket
 import sqlite3
+import time
 import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
@@ -20,8 +29,36 @@ from .errors import SpecError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-DEFAULT_STORE = "hoptcp-results.db"
+#: environment variable naming the default results store
+STORE_ENV = "HOPTCP_STORE"
 SCHEMA_VERSION = "1"
+
+
+def default_store_path() -> Path:
+    """``$HOPTCP_STORE``, else ``results.db`` in the per-user data directory."""
+    env = os.environ.get(STORE_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_path
+
+    return user_data_path("hoptcp", appauthor=False) / "results.db"
+
+
+class _DefaultStore(os.PathLike[str]):
+    """The default store as a path-like value, looked up when used (so a changed
+    ``HOPTCP_STORE`` is honoured); its directory is created on first use."""
+
+    def __fspath__(self) -> str:
+        return str(default_store_path())
+
+    __str__ = __fspath__
+
+    def __repr__(self) -> str:
+        return f"<default store {self}>"
+
+
+#: the default ``store=`` argument everywhere
+DEFAULT_STORE: Any = _DefaultStore()
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,7 +91,29 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
     PRIMARY KEY (sweep, hoptcp_version, params, seed)
 );
 CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (scenario_hash, seed, hoptcp_version);
+CREATE TABLE IF NOT EXISTS claims (       -- runs being simulated right now, by whom
+    scenario_hash  TEXT    NOT NULL,
+    seed           INTEGER NOT NULL,
+    hoptcp_version TEXT    NOT NULL,
+    owner          TEXT    NOT NULL,   -- one id per sweep invocation
+    host           TEXT    NOT NULL,
+    pid            INTEGER NOT NULL,
+    expires_at     REAL    NOT NULL,   -- unix time; the owner renews it while it runs
+    PRIMARY KEY (scenario_hash, seed, hoptcp_version)
+);
 """
+
+_HOST = socket.gethostname()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _now() -> str:
@@ -65,31 +124,46 @@ class Store:
     """A results store file. Use as a context manager or call :meth:`close`."""
 
     def __init__(self, path: str | Path = DEFAULT_STORE):
-        self.path = str(path)
+        self.path = os.fspath(path)
         if self.path != ":memory:":
-            parent = Path(self.path).resolve().parent
-            if not parent.is_dir():
-                raise SpecError(f"store: directory {parent} does not exist")
-        self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL: durable against process kills
-        self._db.execute("PRAGMA busy_timeout=60000")
-        self._db.executescript(_SCHEMA)
-        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            target = Path(self.path).expanduser()
+            if path is DEFAULT_STORE:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_dir():
+                raise SpecError(f"store {self.path} is a directory, not a results store file")
+            if not target.resolve().parent.is_dir():
+                raise SpecError(f"store: directory {target.resolve().parent} does not exist")
+        try:
+            self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            raise SpecError(f"store {self.path} is not a hoptcp results store ({exc})") from None
+
+    def _open(self) -> None:
+        db = self._db
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "meta" not in tables:
+            raise SpecError(f"store {self.path} is an SQLite database but not a hoptcp results store "
+                            f"(it has tables {', '.join(sorted(tables))})")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL: durable against process kills
+        db.execute("PRAGMA busy_timeout=60000")
+        db.executescript(_SCHEMA)
+        row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
         elif row[0] != SCHEMA_VERSION:
             raise SpecError(f"store {self.path}: schema version {row[0]}, this hoptcp reads {SCHEMA_VERSION}")
 
     # --- plumbing -----------------------------------------------------------------
-    def _tx(self):
+    def _tx(self) -> Any:
         db = self._db
 
         class _Tx:
-            def __enter__(self_inner):
+            def __enter__(self_inner) -> None:
                 db.execute("BEGIN IMMEDIATE")
 
-            def __exit__(self_inner, exc_type, *_):
+            def __exit__(self_inner, exc_type: Any, *_: Any) -> None:
                 db.execute("ROLLBACK" if exc_type else "COMMIT")
 
         return _Tx()
@@ -123,13 +197,53 @@ class Store:
     def put(self, *, scenario_hash: str, seed: int, version: str, sweep: str | None,
             params: Mapping[str, Any], scenario_json: str, metrics: Mapping[str, Any],
             result_json: str, wall_time_s: float | None) -> None:
-        """Store one finished run and commit at once."""
+        """Store one finished run (and drop its claim) and commit at once."""
         with self._tx():
             self._db.execute(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (scenario_hash, seed, version, sweep, json.dumps(params), scenario_json,
                  json.dumps(metrics), zlib.compress(result_json.encode("utf-8"), 6), wall_time_s, _now()),
             )
+            self._db.execute("DELETE FROM claims WHERE scenario_hash=? AND seed=? AND hoptcp_version=?",
+                             (scenario_hash, seed, version))
+
+    # --- claims -------------------------------------------------------------------
+    def claim(self, keys: Sequence[tuple[str, int]], version: str, owner: str, ttl_s: float) -> list[tuple[str, int]]:
+        """Claim for ``owner`` those of ``keys`` that are neither stored nor claimed by
+        another live owner (claims past their expiry, or of a dead process on this
+        host, are taken over); return the keys claimed, in order."""
+        now = time.time()
+        got = []
+        with self._tx():
+            for h, seed in keys:
+                if self._db.execute("SELECT 1 FROM runs WHERE scenario_hash=? AND seed=? AND hoptcp_version=?",
+                                    (h, seed, version)).fetchone():
+                    continue
+                row = self._db.execute(
+                    "SELECT owner, host, pid, expires_at FROM claims "
+                    "WHERE scenario_hash=? AND seed=? AND hoptcp_version=?", (h, seed, version)).fetchone()
+                if row is not None and row[0] != owner and not _claim_dead(row[1], row[2], row[3], now):
+                    continue
+                self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 (h, seed, version, owner, _HOST, os.getpid(), now + ttl_s))
+                got.append((h, seed))
+        return got
+
+    def renew_claims(self, owner: str, ttl_s: float) -> None:
+        with self._tx():
+            self._db.execute("UPDATE claims SET expires_at=? WHERE owner=?", (time.time() + ttl_s, owner))
+
+    def release_claims(self, owner: str) -> None:
+        with self._tx():
+            self._db.execute("DELETE FROM claims WHERE owner=?", (owner,))
+
+    def live_claims(self, version: str, exclude_owner: str | None = None) -> set[tuple[str, int]]:
+        """Keys claimed by live owners (other than ``exclude_owner``)."""
+        now = time.time()
+        rows = self._db.execute("SELECT scenario_hash, seed, owner, host, pid, expires_at FROM claims "
+                                "WHERE hoptcp_version=?", (version,))
+        return {(h, s) for h, s, o, host, pid, exp in rows
+                if o != exclude_owner and not _claim_dead(host, pid, exp, now)}
 
     # --- reading ------------------------------------------------------------------
     def existing(self, keys: Iterable[tuple[str, int]], version: str) -> set[tuple[str, int]]:
@@ -139,8 +253,8 @@ class Store:
         hashes = sorted({h for h, _ in wanted})
         for i in range(0, len(hashes), 500):
             chunk = hashes[i:i + 500]
-            q = ("SELECT scenario_hash, seed FROM runs WHERE hoptcp_version=? AND scenario_hash IN (%s)"
-                 % ",".join("?" * len(chunk)))
+            marks = ",".join("?" * len(chunk))
+            q = f"SELECT scenario_hash, seed FROM runs WHERE hoptcp_version=? AND scenario_hash IN ({marks})"
             found.update((h, s) for h, s in self._db.execute(q, (version, *chunk)) if (h, s) in wanted)
         return found
 
@@ -207,6 +321,10 @@ class Store:
             known = ", ".join(self.sweep_names()) or "none"
             raise SpecError(f"sweep '{sweep}' is not in store {self.path}; sweeps there: {known}")
         return make_frame(self.rows(sweep, version), metrics)
+
+
+def _claim_dead(host: str, pid: int, expires_at: float, now: float) -> bool:
+    return expires_at < now or (host == _HOST and not _pid_alive(pid))
 
 
 def select_metrics(names: Sequence[str], patterns: Sequence[str] | None) -> list[str]:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from . import _bridge, _toml
-from .errors import ScenarioError, SpecError
+from .errors import Interrupted, ScenarioError, SpecError
 from .results import flatten_metrics
-from .runner import RunError, Task, default_run, execute, log
+from .runner import ClaimingSource, Progress, RunError, Task, TaskSource, default_run, execute, log
 from .scenario import Scenario, as_scenario, canonical_json, canonical_scenario, scenario_hash
 from .store import DEFAULT_STORE, Store, make_frame, select_metrics
 
@@ -90,6 +90,10 @@ class SweepSpec:
         grid_t = {k: _as_list(f"grid.{k}", v) for k, v in _table("grid", grid).items()}
         zip_t = {k: _as_list(f"zip.{k}", v) for k, v in _table("zip", zip).items()}
         set_t = _table("set", set)
+        for section, given, table in (("grid", grid, grid_t), ("zip", zip, zip_t)):
+            if given is not None and not table:
+                raise SpecError(f"[{section}] is empty; give at least one key = [values], or leave [{section}] "
+                                "out to run the scenario as it is")
         if zip_t:
             lengths = {k: len(v) for k, v in zip_t.items()}
             if len({n for n in lengths.values()}) > 1:  # (`set` is a parameter here)
@@ -271,10 +275,16 @@ def plan(spec: SweepSpec, derive: Derive | None = None) -> Plan:
 def run_sweep(spec: SweepSpec, *, store: str | Path | Store = DEFAULT_STORE, jobs: int | None = None,
               dask: Any = None, progress: bool = True, derive: Derive | None = None,
               run_fn: Any = None) -> "pd.DataFrame":
-    """Run what the store lacks; return one row per (point, seed) of this sweep."""
+    """Run what the store lacks; return one row per (point, seed) of this sweep.
+
+    Runs that another process is simulating on the same store are not run twice:
+    this sweep waits for them (and takes them over if that process dies). Ctrl-C
+    stops the runs in progress and raises :class:`hoptcp.errors.Interrupted`
+    saying how many runs of the sweep are stored.
+    """
     the_plan = plan(spec, derive)
     own = not isinstance(store, Store)
-    db = Store(store) if own else store
+    db = store if isinstance(store, Store) else Store(store)
     try:
         version = the_plan.version
         db.register_sweep(spec.name, spec.to_dict(), version, the_plan.members)
@@ -285,24 +295,38 @@ def run_sweep(spec: SweepSpec, *, store: str | Path | Store = DEFAULT_STORE, job
             f"{len(the_plan.tasks) - len(todo)} cached, {len(todo)} to run  (store {db.path})", progress)
 
         n_todo = len(todo)
-        if spec.metrics is not None and the_plan.tasks:
-            # Check the metric names on one result before running everything.
-            if have:
-                probe = next(t for t in the_plan.tasks if t.key in have)
-            else:
-                probe, todo = todo[0], todo[1:]
-                _store_result(db, spec, version, probe, (run_fn or default_run)(probe.toml, probe.overrides, probe.seed))
-            select_metrics(list(flatten_metrics(db.result(probe.scenario_hash, probe.seed, version) or {})),
-                           spec.metrics)
-
         t0 = time.perf_counter()
-        execute(todo, lambda task, js: _store_result(db, spec, version, task, js, remote=dask is not None),
-                run_fn=run_fn, jobs=jobs, dask=dask, progress=progress, description=spec.name)
+        bar = Progress(n_todo, spec.name, enabled=progress and n_todo > 0)
+        try:
+            with bar:
+                if spec.metrics is not None and the_plan.tasks:
+                    # Check the metric names on one result before running everything.
+                    if have:
+                        probe = next(t for t in the_plan.tasks if t.key in have)
+                    else:
+                        probe, todo = todo[0], todo[1:]
+                        _store_result(db, spec, version, probe,
+                                      (run_fn or default_run)(probe.toml, probe.overrides, probe.seed))
+                        bar.advance()
+                    select_metrics(list(flatten_metrics(db.result(probe.scenario_hash, probe.seed, version) or {})),
+                                   spec.metrics)
+                source = (ClaimingSource(db, version, todo, batch=1 if dask is None else len(todo))
+                          if db.path != ":memory:" else TaskSource(todo))
+                stats = execute(source, lambda task, js: _store_result(db, spec, version, task, js,
+                                                                       remote=dask is not None),
+                                run_fn=run_fn, jobs=jobs, dask=dask, progress=bar, description=spec.name)
+        except KeyboardInterrupt:
+            stored = len(db.existing([t.key for t in the_plan.tasks], version))
+            raise Interrupted(f"sweep '{spec.name}' interrupted: {stored} of {len(the_plan.tasks)} runs are stored "
+                              f"in {db.path}; run the same command again to run the other "
+                              f"{len(the_plan.tasks) - stored}") from None
         if n_todo:
-            log(f"sweep '{spec.name}': ran {n_todo} simulations in {time.perf_counter() - t0:.1f} s", progress)
+            elsewhere = f" ({stats.done_elsewhere} more by another process on this store)" if stats.done_elsewhere else ""
+            log(f"sweep '{spec.name}': ran {n_todo - stats.done_elsewhere} simulations in "
+                f"{time.perf_counter() - t0:.1f} s{elsewhere}", progress)
         df = make_frame(db.rows(spec.name, version), spec.metrics)
         df.attrs.update(sweep=spec.name, store=db.path, cached=len(the_plan.tasks) - n_todo,
-                        ran=n_todo, hoptcp_version=version)
+                        ran=n_todo - stats.done_elsewhere if n_todo else 0, hoptcp_version=version)
         return df
     finally:
         if own:
@@ -348,7 +372,7 @@ def sweep(scenario: Scenario | str | Path | SweepSpec, grid: Mapping[str, Any] |
 def _is_spec_file(path: str | Path) -> bool:
     try:
         doc = _toml.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, _toml.TOMLDecodeError):
+    except (OSError, ValueError):  # unreadable, not UTF-8, not TOML: not a spec
         return False
     return "scenario" in doc
 

@@ -44,6 +44,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def default_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test's default results store is its own file: tests never write the user's store."""
+    path = tmp_path / "default-store" / "results.db"
+    monkeypatch.setenv("HOPTCP_STORE", str(path))
+    return path
+
+
 @pytest.fixture
 def fake_core():
     """Install a FakeCore as hoptcp's core for the duration of a test."""

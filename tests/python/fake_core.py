@@ -15,8 +15,10 @@ import math
 import random
 import threading
 import time
-import tomllib
 from typing import Any
+
+from hoptcp._toml import TOMLDecodeError
+from hoptcp._toml import loads as toml_loads
 
 VERSION = "0.0.0-fake"
 
@@ -87,8 +89,8 @@ def _unknown(key, allowed):
 
 def _parse_value(text: str) -> Any:
     try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+        return toml_loads(f"v = {text}")["v"]
+    except TOMLDecodeError:
         return text  # bare word -> string
 
 
@@ -123,8 +125,8 @@ def _set(doc: dict, key: str, value: Any) -> None:
 
 def _resolve_doc(toml_text: str, overrides) -> dict:
     try:
-        doc = tomllib.loads(toml_text)
-    except tomllib.TOMLDecodeError as exc:
+        doc = toml_loads(toml_text)
+    except TOMLDecodeError as exc:
         raise ScenarioError(f"invalid TOML: {exc}") from None
     for k, v in overrides:
         _set(doc, k, _parse_value(v))
@@ -189,10 +191,15 @@ class FakeCore:
 
     ScenarioError = ScenarioError
 
-    def __init__(self, delay_s: float = 0.0, fail_seed: int | None = None):
+    def __init__(self, delay_s: float = 0.0, fail_seed: int | None = None, block_from: int | None = None):
         self.delay_s = delay_s
         self.fail_seed = fail_seed
         self.runs = 0
+        #: runs started from this index on (0-based) wait until `release` is set,
+        #: reporting progress meanwhile (so they stop when the caller cancels)
+        self.block_from = block_from
+        self.release = threading.Event()
+        self.started = 0
         self._lock = threading.Lock()
 
     def version(self) -> str:
@@ -201,7 +208,7 @@ class FakeCore:
     def resolve(self, scenario_toml: str, overrides) -> str:
         return _canonical(_resolve_doc(scenario_toml, list(overrides)))
 
-    def run(self, scenario_toml: str, overrides, seed, pcap, progress=None) -> str:
+    def run(self, scenario_toml: str, overrides, seed, pcap, progress=None, progress_every_s=None) -> str:
         t0 = time.perf_counter()
         sc = _resolve_doc(scenario_toml, list(overrides))
         if seed is not None:
@@ -215,6 +222,13 @@ class FakeCore:
         if self.fail_seed is not None and sc["seed"] == self.fail_seed:
             raise RuntimeError(f"simulated core failure for seed {sc['seed']}")
         with self._lock:
+            index = self.started
+            self.started += 1
+        if self.block_from is not None and index >= self.block_from:
+            while not self.release.wait(0.01):
+                if progress is not None:
+                    progress(0.5)  # like the real core: an exception here stops the run
+        with self._lock:
             self.runs += 1
         if self.delay_s:
             time.sleep(self.delay_s)
@@ -222,10 +236,6 @@ class FakeCore:
         rng = random.Random(digest)
         radio, mac = sc["radio"], sc["mac"]
         flows = []
-        senders: dict[int, int] = {}
-        for f in sc["flows"]:
-            senders[f["src"]] = senders.get(f["src"], 0) + 1
-        n_senders = max(1, len(senders))
         for i, f in enumerate(sc["flows"]):
             hops = max(1, abs(f["dst"] - f["src"])) if sc["topology"]["kind"] == "chain" else 1
             payload = f["packet_bytes"] if f["transport"] == "udp" else sc["tcp"]["payload_bytes"]
@@ -308,10 +318,45 @@ class FakeCore:
         raise ValueError(f'model: unknown model "{name}"; expected one of "wstar", "bianchi", "single_hop", "linkdrop"')
 
 
-def install(delay_s: float = 0.0) -> FakeCore:
+def install(delay_s: float = 0.0, block_from: int | None = None) -> FakeCore:
     """Install a FakeCore into hoptcp's bridge (for subprocess helper scripts)."""
     from hoptcp import _bridge
 
-    fake = FakeCore(delay_s=delay_s)
+    fake = FakeCore(delay_s=delay_s, block_from=block_from)
     _bridge.set_core(fake)
     return fake
+
+
+class GatedCore:
+    """The compiled core, except that runs from index ``block_from`` on (0-based,
+    in the order they start) wait forever, reporting progress meanwhile: a
+    sweep then stops at a known point, whatever the machine's speed."""
+
+    def __init__(self, real: Any, block_from: int):
+        self._real, self.block_from = real, block_from
+        self.ScenarioError = real.ScenarioError
+        self._started = 0
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def run(self, scenario_toml, overrides, seed=None, pcap=None, progress=None, progress_every_s=0.25):
+        with self._lock:
+            index, self._started = self._started, self._started + 1
+        if index >= self.block_from:
+            while True:
+                time.sleep(0.01)
+                if progress is not None:
+                    progress(0.0)
+        return self._real.run(scenario_toml, overrides, seed, pcap, progress, progress_every_s=progress_every_s)
+
+
+def install_gated(block_from: int) -> GatedCore:
+    """Install the compiled core behind a gate (for subprocess helper scripts)."""
+    import hoptcp._core as compiled
+    from hoptcp import _bridge
+
+    gated = GatedCore(compiled, block_from)
+    _bridge.set_core(gated)
+    return gated

@@ -16,3 +16,15 @@ def count_runs(db: Path) -> int:
             con.close()
     except sqlite3.OperationalError:
         return 0
+
+
+def wait_until(condition, what: str, limit_s: float = 120.0) -> None:
+    """Poll ``condition`` until it holds. The limit only turns a hang into a
+    failure; nothing here depends on how fast the other side is."""
+    import time
+
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for: {what}")
+        time.sleep(0.01)

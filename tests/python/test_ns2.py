@@ -238,11 +238,15 @@ def test_cbr_sizes_and_rate_match_hoptcp() -> None:
     ({"mac.frame_format": "standard"}, "mac.frame_format"),
     ({"flows.0.route": [0, 1, 2, 3]}, "flows.0.route"),
     ({"seed": 0}, "seed"),
+    ({"radio.standard": "erp"}, "radio.standard"),
+    ({"tcp.variant": "tcp_ap"}, "tcp.variant"),
+    ({"flows.0.app": "http"}, "flows.0.app"),
+    ({"stats.batches": 10, "stats.batch_packets": 100}, "stats.batches"),
 ])
 def test_what_ns2_cannot_express_is_one_error_naming_the_key(over: dict, key: str) -> None:
     with pytest.raises(Ns2Unsupported) as exc:
         export(scenario(CHAIN_TCP, **over))
-    assert str(exc.value).startswith(key)
+    assert str(exc.value).startswith(key), str(exc.value)
     assert "\n" not in str(exc.value)
 
 
@@ -429,3 +433,10 @@ def test_aodv_drops_flush_and_route_breaks() -> None:
     rep = tr.report(meta, s, {}, {}, seed=1)
     assert rep["routing"] == {"protocol": "aodv", "route_breaks": 2}
     assert rep["drops"]["by_kind"]["aodv"]["mac_data_retry"] == 1 and rep["drops"]["total"] == 8
+
+
+@pytest.mark.core
+def test_ns2_g_exports_ns2s_own_54_mbps_timing() -> None:
+    tcl = export(scenario(CHAIN_TCP, **{"radio.standard": "ns2_g"})).tcl
+    assert "Mac/802_11 set dataRate_ 54000000.0" in tcl and "Mac/802_11 set basicRate_ 1000000.0" in tcl
+    assert "Mac/802_11 set CWMin_ 31" in tcl

@@ -54,7 +54,7 @@ def test_list_shows_entries_with_run_counts(real_core, capsys, monkeypatch):
     out = capsys.readouterr().out
     for eid in IDS:
         e = get_entry(eid)
-        line = next((l for l in out.splitlines() if l.split("│")[0].strip() == eid or eid in l.split()), None)
+        line = next((row for row in out.splitlines() if row.split("│")[0].strip() == eid or eid in row.split()), None)
         assert line is not None, (eid, out)
         assert str(e.run_count(True)) in line and str(e.run_count(False)) in line, line
 

@@ -3,17 +3,17 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import zlib
 from pathlib import Path
 
 import pytest
 
 import hoptcp
-from store_helpers import count_runs
 from hoptcp import SpecError, Store
 from hoptcp.runner import RunError, Task, execute
 from hoptcp.sweep import SweepSpec, run_sweep
+
+from store_helpers import count_runs, wait_until
 
 HERE = Path(__file__).resolve().parent
 
@@ -163,10 +163,8 @@ def test_commit_per_run_is_visible_to_other_connections(fake_core, scenario_file
     seen = []
 
     def run_fn(toml, overrides, seed):
-        if seed == 3:  # while this run is in progress, the first two become readable elsewhere
-            deadline = time.time() + 5
-            while count_runs(db) < 2 and time.time() < deadline:
-                time.sleep(0.01)
+        if seed == 3:  # while this run is in progress, the first two are readable elsewhere
+            wait_until(lambda: count_runs(db) >= 2, "two runs visible to another connection")
             seen.append(count_runs(db))
         return fake_core.run(toml, overrides, seed, None)
 
@@ -177,35 +175,34 @@ def test_commit_per_run_is_visible_to_other_connections(fake_core, scenario_file
 FAKE_CLI = """
 import os, sys
 import fake_core
-fake_core.install(delay_s=float(os.environ["FAKE_DELAY"]))
+fake_core.install(block_from=int(os.environ["FAKE_BLOCK_FROM"]) if os.environ.get("FAKE_BLOCK_FROM") else None)
 from hoptcp.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
 
 def test_sigkill_then_resume_runs_exactly_the_missing(scenario_file, tmp_path, subprocess_env):
-    """The CLI in a subprocess (fake core, slowed down), killed with SIGKILL mid-sweep."""
+    """The CLI in a subprocess (fake core whose runs from the 9th on never end),
+    killed with SIGKILL once 8 runs are stored."""
     script = tmp_path / "fake_cli.py"
     script.write_text(FAKE_CLI)
     spec = tmp_path / "spec.toml"
     spec.write_text(f'scenario = "{scenario_file.name}"\nname = "k"\nreplications = 10\n'
                     '[grid]\n"tcp.max_window" = [1, 2, 3, 4]\n')
     db = tmp_path / "r.db"
-    env = dict(subprocess_env, FAKE_DELAY="0.05")
+    env = dict(subprocess_env, FAKE_BLOCK_FROM="8")
     cmd = [sys.executable, str(script), "sweep", str(spec), "--store", str(db), "-j", "2"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 60
-    while count_runs(db) < 8 and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.02)
+    wait_until(lambda: count_runs(db) == 8 or proc.poll() is not None, "8 runs stored")
+    assert proc.poll() is None
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    done = count_runs(db)
-    assert 8 <= done < 40, f"kill came too late or too early ({done} runs stored)"
-    env["FAKE_DELAY"] = "0"
+    assert count_runs(db) == 8
+    env.pop("FAKE_BLOCK_FROM")
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert f"{done} cached, {40 - done} to run" in out.stderr
-    assert f"ran {40 - done} simulations" in out.stderr
+    assert "8 cached, 32 to run" in out.stderr
+    assert "ran 32 simulations" in out.stderr
     assert count_runs(db) == 40
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert "40 cached, 0 to run" in again.stderr

@@ -4,8 +4,9 @@
 //!
 //! Layers, one folder each: [`engine`] (time, events, random streams),
 //! [`phy`] (propagation, channel, reception), [`mac`] (802.11 DCF),
-//! [`net`] (IP, queues, routing), [`transport`] (UDP, TCP), [`app`]
-//! (traffic sources), [`topology`], [`scenario`] (the scenario file),
+//! [`net`] (IP, queues, routing, the TCP-GAP gateway), [`transport`] (UDP,
+//! TCP, TCP-AP), [`app`] (traffic sources), [`wired`] (point-to-point
+//! links), [`topology`], [`scenario`] (the scenario file),
 //! [`stats`] (counters, results, pcap), [`models`] (analytic models), and
 //! [`sim`], which wires them together and owns the event loop.
 
@@ -20,6 +21,7 @@ pub mod sim;
 pub mod stats;
 pub mod topology;
 pub mod transport;
+pub mod wired;
 
 pub use scenario::ScenarioError;
 pub use sim::{RunReport, Simulation};

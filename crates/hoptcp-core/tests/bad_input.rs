@@ -268,3 +268,17 @@ fn other_out_of_range_values() {
     let e = reject(BASE, &[("topology.hops", "0")]);
     check(&e, "topology.hops", &["= 0", "1..="]);
 }
+
+#[test]
+fn integers_beyond_64_bits_name_the_key_and_the_range() {
+    let e = reject(&BASE.replace("seed = 1", "seed = 18446744073709551616"), &[]);
+    check(&e, "seed", &["18446744073709551616", "from 0 to 9223372036854775807"]);
+    let e = reject(&BASE.replace("seed = 1", "seed = 9223372036854775808"), &[]);
+    check(&e, "seed", &["9223372036854775808", "from 0 to 9223372036854775807"]);
+    let e = reject(&BASE.replace("hops = 3", "hops = 99999999999999999999 # far"), &[]);
+    check(&e, "topology.hops", &["99999999999999999999", "between -9223372036854775808 and 9223372036854775807"]);
+    let e = reject(BASE, &[("seed", "18446744073709551616")]);
+    check(&e, "seed", &["18446744073709551616", "from 0 to 9223372036854775807"]);
+    let e = reject(BASE, &[("flows.0.rate_bps", "-99999999999999999999")]);
+    check(&e, "flows.0.rate_bps", &["-99999999999999999999", "between"]);
+}

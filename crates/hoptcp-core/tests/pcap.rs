@@ -1,6 +1,8 @@
-//! The pcap trace: nanosecond pcap, link type 127 (radiotap + 802.11), one
-//! record per frame put on the air, parsed here by hand; then, if tshark is
-//! installed, decoded by Wireshark's dissectors.
+//! The packet trace: pcapng with one interface per node (link type 127,
+//! radiotap + 802.11, nanosecond timestamps), holding the frames each node
+//! sent and received, parsed here by hand; then, if tshark is installed,
+//! decoded by Wireshark's dissectors, and on a loss-free run filtered to one
+//! node, checked by Wireshark's TCP analysis.
 
 mod common;
 use common::*;
@@ -22,47 +24,89 @@ fn scenario() -> String {
 }
 
 fn temp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("hoptcp-test-{}-{name}.pcap", std::process::id()))
+    std::env::temp_dir().join(format!("hoptcp-test-{}-{name}.pcapng", std::process::id()))
 }
 
-fn run_with_pcap(path: &Path) -> RunReport {
-    run_scenario(&scenario(), &[], &RunOptions { seed: None, pcap: Some(path.to_path_buf()) }).unwrap()
+fn run_with_pcap(text: &str, path: &Path) -> RunReport {
+    run_scenario(text, &[], &RunOptions { seed: None, pcap: Some(path.to_path_buf()) }).unwrap()
 }
 
 struct Record {
+    iface: u32,
     ts_ns: u64,
     orig_len: u32,
     data: Vec<u8>,
 }
 
-/// A minimal reader of little-endian nanosecond pcap files.
-fn read_pcap(bytes: &[u8]) -> (u32, Vec<Record>) {
-    let u32_at = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
-    let u16_at = |b: &[u8], i: usize| u16::from_le_bytes(b[i..i + 2].try_into().unwrap());
-    assert!(bytes.len() >= 24, "no global header");
-    assert_eq!(u32_at(bytes, 0), 0xa1b2_3c4d, "magic (nanosecond pcap, little-endian)");
-    assert_eq!((u16_at(bytes, 4), u16_at(bytes, 6)), (2, 4), "version");
-    let snaplen = u32_at(bytes, 16);
-    assert_eq!(u32_at(bytes, 20), 127, "link type: IEEE 802.11 + radiotap");
-    let mut out = Vec::new();
-    let mut i = 24;
+struct Iface {
+    link_type: u16,
+    snaplen: u32,
+    name: String,
+    ts_resol: Option<u8>,
+}
+
+/// A minimal reader of little-endian pcapng files (one section).
+fn read_pcapng(bytes: &[u8]) -> (Vec<Iface>, Vec<Record>) {
+    let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
+    let u16_at = |i: usize| u16::from_le_bytes(bytes[i..i + 2].try_into().unwrap());
+    assert_eq!(u32_at(0), 0x0a0d_0d0a, "starts with a section header block");
+    assert_eq!(u32_at(8), 0x1a2b_3c4d, "byte-order magic (little-endian)");
+    assert_eq!((u16_at(12), u16_at(14)), (1, 0), "pcapng version 1.0");
+    let (mut ifaces, mut recs) = (Vec::new(), Vec::new());
+    let mut i = 0;
     while i < bytes.len() {
-        assert!(i + 16 <= bytes.len(), "truncated record header at {i}");
-        let (sec, nsec, incl, orig) =
-            (u32_at(bytes, i), u32_at(bytes, i + 4), u32_at(bytes, i + 8), u32_at(bytes, i + 12));
-        assert!(nsec < 1_000_000_000, "nanoseconds field {nsec}");
-        assert!(incl <= snaplen && incl <= orig, "incl {incl} orig {orig} snaplen {snaplen}");
-        let start = i + 16;
-        let end = start + incl as usize;
-        assert!(end <= bytes.len(), "truncated record at {i}");
-        out.push(Record {
-            ts_ns: sec as u64 * 1_000_000_000 + nsec as u64,
-            orig_len: orig,
-            data: bytes[start..end].to_vec(),
-        });
-        i = end;
+        let (kind, len) = (u32_at(i), u32_at(i + 4) as usize);
+        assert!(len >= 12 && len % 4 == 0 && i + len <= bytes.len(), "block at {i}: length {len}");
+        assert_eq!(u32_at(i + len - 4) as usize, len, "block at {i}: trailing length");
+        let body = i + 8;
+        match kind {
+            0x0a0d_0d0a => {}
+            1 => {
+                let mut iface = Iface { link_type: u16_at(body), snaplen: u32_at(body + 4), name: String::new(), ts_resol: None };
+                let mut o = body + 8;
+                while o < i + len - 4 {
+                    let (code, olen) = (u16_at(o), u16_at(o + 2) as usize);
+                    let val = &bytes[o + 4..o + 4 + olen];
+                    match code {
+                        0 => break,
+                        2 => iface.name = String::from_utf8(val.to_vec()).unwrap(),
+                        9 => iface.ts_resol = Some(val[0]),
+                        _ => {}
+                    }
+                    o += 4 + olen.div_ceil(4) * 4;
+                }
+                ifaces.push(iface);
+            }
+            6 => {
+                let (iface, hi, lo, incl, orig) =
+                    (u32_at(body), u32_at(body + 4), u32_at(body + 8), u32_at(body + 12), u32_at(body + 16));
+                assert!((iface as usize) < ifaces.len(), "packet on undeclared interface {iface}");
+                assert!(incl <= ifaces[iface as usize].snaplen && incl <= orig, "incl {incl} orig {orig}");
+                let start = body + 20;
+                recs.push(Record {
+                    iface,
+                    ts_ns: ((hi as u64) << 32) | lo as u64,
+                    orig_len: orig,
+                    data: bytes[start..start + incl as usize].to_vec(),
+                });
+            }
+            other => panic!("unexpected block type {other:#x} at {i}"),
+        }
+        i += len;
     }
-    (snaplen, out)
+    (ifaces, recs)
+}
+
+/// (frame control byte, transmitter) of a record; CTS and ACK name only
+/// their receiver, so they were sent by the interface's node iff that is
+/// not the receiver.
+fn sent_by(rec: &Record) -> bool {
+    let fc = &rec.data[14..];
+    let (ra, ta) = (fc[9], fc.get(15).copied());
+    match fc[0] {
+        0xc4 | 0xd4 => ra as u32 != rec.iface,
+        _ => ta.map(|t| t as u32) == Some(rec.iface),
+    }
 }
 
 /// One's-complement sum of a header including its checksum: 0xffff if valid.
@@ -79,20 +123,43 @@ fn mac(node: u8) -> [u8; 6] {
 }
 
 #[test]
-fn records_match_the_frames_sent_and_decode() {
+fn records_match_the_frames_sent_and_received_and_decode() {
     let path = temp("main");
-    let r = run_with_pcap(&path);
+    let r = run_with_pcap(&scenario(), &path);
     let bytes = std::fs::read(&path).unwrap();
-    let (snaplen, recs) = read_pcap(&bytes);
+    let (ifaces, recs) = read_pcapng(&bytes);
 
+    assert_eq!(ifaces.len(), r.nodes.len(), "one interface per node");
+    for (i, f) in ifaces.iter().enumerate() {
+        assert_eq!((f.link_type, f.name.as_str(), f.ts_resol), (127, format!("node {i}").as_str(), Some(9)));
+    }
     let sent = |f: fn(&hoptcp_core::sim::report::NodeReport) -> u64| node_sum(&r, f);
     let (rts, cts, data, ack) =
         (sent(|n| n.mac.rts_sent), sent(|n| n.mac.cts_sent), sent(|n| n.mac.data_sent), sent(|n| n.mac.ack_sent));
     println!("{} records; RTS {rts} CTS {cts} DATA {data} ACK {ack}", recs.len());
-    assert_eq!(recs.len() as u64, rts + cts + data + ack);
     assert!(sent(|n| n.mac.cts_timeouts) > 0, "scenario meant to exercise retries");
 
-    let mut kinds = [0u64; 4];
+    // Per node: what it sent is exactly its MAC's counters; the rest was received.
+    let mut received = 0u64;
+    for n in &r.nodes {
+        let mut kinds = [0u64; 4];
+        for rec in recs.iter().filter(|x| x.iface == n.id && sent_by(x)) {
+            kinds[match rec.data[14] {
+                0xb4 => 0,
+                0xc4 => 1,
+                0x08 => 2,
+                _ => 3,
+            }] += 1;
+        }
+        assert_eq!(kinds, [n.mac.rts_sent, n.mac.cts_sent, n.mac.data_sent, n.mac.ack_sent], "node {}", n.id);
+        received += recs.iter().filter(|x| x.iface == n.id && !sent_by(x)).count() as u64;
+    }
+    // Every frame received was addressed to its receiver; fewer than were sent (collisions).
+    assert!(received > 0 && received < rts + cts + data + ack, "{received} received records");
+    for rec in recs.iter().filter(|x| !sent_by(x)) {
+        assert_eq!(rec.data[14 + 9] as u32, rec.iface, "a received frame addressed to its node");
+    }
+
     let mut retry_rts = 0u64;
     let mut last_ts = 0;
     let (mut udp, mut tcp) = (0, 0);
@@ -110,8 +177,7 @@ fn records_match_the_frames_sent_and_decode() {
         let retry = fc[1] & 0x08 != 0;
         match fc[0] {
             0xb4 => {
-                kinds[0] += 1;
-                retry_rts += retry as u64;
+                retry_rts += (retry && sent_by(rec)) as u64;
                 assert_eq!(d.len(), 14 + 16, "RTS length");
                 assert_eq!(rate_500k, 2, "RTS at the 1 Mb/s basic rate");
                 // NAV = 3 SIFS + CTS + DATA + ACK = 638 µs + DATA airtime:
@@ -119,7 +185,6 @@ fn records_match_the_frames_sent_and_decode() {
                 assert!([638 + 6280, 638 + 6328, 638 + 488].contains(&duration_us), "RTS duration {duration_us}");
             }
             0xc4 | 0xd4 => {
-                kinds[if fc[0] == 0xc4 { 1 } else { 3 }] += 1;
                 assert_eq!(d.len(), 14 + 10, "CTS/ACK length");
                 assert_eq!(rate_500k, 2, "CTS/ACK at the basic rate");
                 if fc[0] == 0xd4 {
@@ -130,7 +195,6 @@ fn records_match_the_frames_sent_and_decode() {
                 }
             }
             0x08 => {
-                kinds[2] += 1;
                 assert_eq!(rate_500k, 4, "DATA at 2 Mb/s");
                 assert_eq!(duration_us, 10 + 304, "DATA duration = SIFS + ACK");
                 assert_eq!(&fc[24..32], &[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00], "LLC/SNAP IPv4");
@@ -154,12 +218,10 @@ fn records_match_the_frames_sent_and_decode() {
                     }
                     p => panic!("record {k}: IP protocol {p}"),
                 }
-                assert!(rec.data.len() as u32 <= snaplen);
             }
             other => panic!("record {k}: frame control {other:#04x}"),
         }
     }
-    assert_eq!(kinds, [rts, cts, data, ack], "per-kind counts (RTS, CTS, DATA, ACK)");
     assert!(udp > 0 && tcp > 0);
     assert!(last_ts <= (DURATION_S * 1e9) as u64);
     // Every CTS timeout that did not end in a drop is followed by a
@@ -172,15 +234,109 @@ fn records_match_the_frames_sent_and_decode() {
         "{retry_rts} RTS retries flagged vs {expected_retry}"
     );
 
-    tshark_check(&path, recs.len(), data);
+    tshark_check(&path, recs.len(), recs.iter().filter(|x| x.data[14] == 0x08).count() as u64);
     std::fs::remove_file(&path).ok();
+}
+
+/// TCP numbers as bytes: the SYN has its own sequence number, data starts
+/// one byte after it, data segments carry ACK, the receiver answers the SYN
+/// with a SYN-ACK and then acknowledges bytes.
+#[test]
+fn tcp_segments_number_bytes_like_a_real_connection() {
+    let path = temp("tcp-numbers");
+    run_with_pcap(&tcp_chain(1, 3), &path);
+    let (_, recs) = read_pcapng(&std::fs::read(&path).unwrap());
+    std::fs::remove_file(&path).ok();
+    // The source's own transmissions and receptions, in order.
+    let tcp: Vec<(u32, u32, u8, u16)> = recs
+        .iter()
+        .filter(|r| r.iface == 0 && r.data[14] == 0x08 && r.data.len() >= 14 + 32 + 40)
+        .filter(|r| r.data[14 + 32 + 9] == 6 && r.data[14 + 1] & 0x08 == 0) // TCP, not a MAC retry
+        .map(|r| {
+            let t = &r.data[14 + 32 + 20..];
+            let u32be = |i: usize| u32::from_be_bytes(t[i..i + 4].try_into().unwrap());
+            let total = u16::from_be_bytes([r.data[14 + 32 + 2], r.data[14 + 32 + 3]]);
+            (u32be(4), u32be(8), t[13], total - 40)
+        })
+        .collect();
+    let (syn, ack) = (0x02u8, 0x10u8);
+    assert_eq!(tcp[0], (0, 0, syn, 0), "SYN with sequence 0, no ACK");
+    assert_eq!(tcp[1], (0, 1, syn | ack, 0), "SYN-ACK acknowledging the SYN");
+    assert_eq!(tcp[2], (1, 1, ack, 1460), "first data segment at byte 1, with ACK");
+    let data: Vec<_> = tcp.iter().filter(|s| s.3 > 0).collect();
+    for (k, s) in data.iter().enumerate().take(20) {
+        assert_eq!(s.0, 1 + 1460 * k as u32, "data segment {k}");
+    }
+    let acks: Vec<_> = tcp.iter().skip(2).filter(|s| s.3 == 0).collect();
+    assert!(acks.iter().all(|a| a.0 == 1 && a.2 == ack && (a.1 - 1) % 1460 == 0), "acks name bytes");
+}
+
+/// `hops`-hop chain, one TCP flow end to end, window `window`: no loss.
+fn tcp_chain(hops: u32, window: u32) -> String {
+    format!(
+        "duration_s = 4\nseed = 2\n[topology]\nkind = \"chain\"\nhops = {hops}\nspacing_m = 200\n\
+         [tcp]\nmax_window = {window}\n[[flows]]\nsrc = 0\ndst = {hops}\ntransport = \"tcp\"\n"
+    )
+}
+
+/// On a run without TCP loss, each endpoint's interface alone passes
+/// Wireshark's TCP analysis without a single note (no retransmission, no
+/// duplicate ACK, no segment not captured, no ACK of an unseen segment).
+#[test]
+fn tshark_tcp_analysis_is_clean_per_node() {
+    let Some(_) = tshark_version() else {
+        println!("tshark not installed: skipping Wireshark's TCP analysis");
+        return;
+    };
+    let path = temp("analysis");
+    let r = run_with_pcap(&tcp_chain(3, 4), &path);
+    let f = &r.flows[0];
+    let tcp = f.tcp.as_ref().unwrap();
+    assert_eq!((tcp.retransmissions, tcp.timeouts), (0, 0), "the run is meant to be loss-free");
+    assert!(f.packets_delivered > 100);
+    for node in [0, 3] {
+        let one = temp(&format!("analysis-node{node}"));
+        let out = Command::new("tshark")
+            .args(["-n", "-r"])
+            .arg(&path)
+            .args(["-Y", &format!("frame.interface_id == {node}"), "-w"])
+            .arg(&one)
+            .output()
+            .expect("tshark runs");
+        assert!(out.status.success(), "tshark could not filter: {}", String::from_utf8_lossy(&out.stderr));
+        let flagged = tshark_fields(&one, "tcp.analysis.flags || _ws.expert.severity >= \"Warning\"", "frame.number");
+        let segments = tshark_fields(&one, "tcp", "frame.number");
+        println!("node {node}: {} TCP segments, {} flagged by Wireshark's analysis", segments.len(), flagged.len());
+        assert!(segments.len() as u64 > f.packets_delivered, "node {node}: every segment and its ACK");
+        assert!(flagged.is_empty(), "node {node}: frames with TCP analysis notes: {:?}", &flagged[..flagged.len().min(10)]);
+        std::fs::remove_file(&one).ok();
+    }
+    std::fs::remove_file(&path).ok();
+}
+
+fn tshark_version() -> Option<String> {
+    let out = Command::new("tshark").arg("-v").output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string())
+}
+
+/// `field` of every frame matching `filter` (two-pass, so the analysis sees all frames first).
+fn tshark_fields(path: &Path, filter: &str, field: &str) -> Vec<String> {
+    let out = Command::new("tshark")
+        .args(["-n", "-2", "-r"])
+        .arg(path)
+        .args(["-R", filter, "-T", "fields", "-e", field])
+        .output()
+        .expect("tshark runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tshark failed on {filter:?}: {stderr}");
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
 }
 
 #[test]
 fn same_seed_same_trace() {
     let (a, b) = (temp("a"), temp("b"));
-    run_with_pcap(&a);
-    run_with_pcap(&b);
+    run_with_pcap(&scenario(), &a);
+    run_with_pcap(&scenario(), &b);
     let (ba, bb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert!(ba.len() > 10_000);
     assert!(ba == bb, "two runs with one seed wrote different traces");
@@ -189,7 +345,7 @@ fn same_seed_same_trace() {
 }
 
 fn tshark_check(path: &Path, records: usize, data_frames: u64) {
-    if Command::new("tshark").arg("-v").output().map(|o| !o.status.success()).unwrap_or(true) {
+    if tshark_version().is_none() {
         println!("tshark not installed: skipping the dissector check");
         return;
     }

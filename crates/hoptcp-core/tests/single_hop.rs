@@ -126,7 +126,7 @@ fn rts_threshold_compares_with_the_mac_frame_size() {
 fn other_rates_formats_and_sizes_match_the_model() {
     // Same renewal cycle with other timing sets: each case changes the slot,
     // SIFS/DIFS, PLCP, rates, header sizes or payload.
-    let cases: [(&str, serde_json::Value, &str); 5] = [
+    let cases: [(&str, serde_json::Value, &str); 8] = [
         (
             "OFDM 54/6, RTS/CTS",
             json!({"standard": "ofdm", "data_rate_mbps": 54.0, "basic_rate_mbps": 6.0}),
@@ -138,6 +138,21 @@ fn other_rates_formats_and_sizes_match_the_model() {
             "[radio]\nstandard = \"ofdm\"\ndata_rate_mbps = 54\nbasic_rate_mbps = 6\n[mac]\nrts_threshold_bytes = 3000\n",
         ),
         ("DSSS 11/1", json!({"data_rate_mbps": 11.0}), "[radio]\ndata_rate_mbps = 11\n"),
+        (
+            "ERP 54/6 (802.11g OFDM, signal extension)",
+            json!({"standard": "erp", "data_rate_mbps": 54.0, "basic_rate_mbps": 6.0}),
+            "[radio]\nstandard = \"erp\"\n",
+        ),
+        (
+            "ERP 11/2 (802.11g CCK)",
+            json!({"standard": "erp", "data_rate_mbps": 11.0, "basic_rate_mbps": 2.0}),
+            "[radio]\nstandard = \"erp\"\ndata_rate_mbps = 11\nbasic_rate_mbps = 2\n",
+        ),
+        (
+            "ns-2's 54/1 (DSSS PLCP at every rate)",
+            json!({"standard": "ns2_g", "data_rate_mbps": 54.0, "basic_rate_mbps": 1.0}),
+            "[radio]\nstandard = \"ns2_g\"\n",
+        ),
         ("802.11-2016 headers", json!({"frame_format": "standard"}), "[mac]\nframe_format = \"standard\"\n"),
         ("512 B payload", json!({"payload_bytes": 512}), ""),
     ];
@@ -154,6 +169,40 @@ fn other_rates_formats_and_sizes_match_the_model() {
         assert_eq!(r.nodes[0].mac.cts_timeouts + r.nodes[0].mac.ack_timeouts, 0, "{what}");
         // Worst case DSSS 11 Mb/s: a 2.64 ms cycle with backoff σ = 179 µs
         // (6.8 %), ≈ 22 700 cycles in 60 s: σ of the mean 0.045 %; 0.3 % ≈ 6.7σ.
+        // ERP 54: 533 µs cycle, σ = 4.3 slots × 9 µs (7.3 %), 112 000 cycles:
+        // 0.022 %; ns2_g 54: 1.76 ms, σ 10 %, 34 000 cycles: 0.055 %.
         assert!(rel(g, m).abs() < 0.003, "{what}: sim {g} vs model {m}");
     }
+}
+
+#[test]
+fn ns2_timing_at_2_11_and_54_mbps_matches_ns2_35() {
+    // validation/ns2/timing: ns-2.35 itself (single-hop.tcl, results.txt)
+    // on one saturated hop with 1460-byte IP packets, 1 Mb/s basic rate.
+    // ns-2 times "54Mb" with the DSSS PLCP and 802.11b MAC timing: hoptcp's
+    // "ns2_g". Packets/s within 0.3 % (both runs carry 0.06 % of backoff noise).
+    let path = manifest_dir().join("../../validation/ns2/timing/results.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut cases = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let (data, basic) = (w[0].trim_end_matches("Mb"), w[1].trim_end_matches("Mb"));
+        let ns2_per_s: f64 = w[5].parse().unwrap();
+        let standard = if data == "54" { "ns2_g" } else { "dsss" };
+        let toml = format!(
+            "duration_s = 60\nseed = 1\n[topology]\nkind = \"chain\"\nhops = 1\nspacing_m = 200\n\
+             [radio]\nstandard = \"{standard}\"\ndata_rate_mbps = {data}\nbasic_rate_mbps = {basic}\n\
+             [stats]\nwarmup_s = 1\n{}",
+            cbr(0, 1, 1e8, 1432)
+        );
+        let r = run(&toml, &[]);
+        let per_s = r.flows[0].goodput_bps / (1432.0 * 8.0);
+        println!(
+            "{standard} {data}/{basic} Mb/s: hoptcp {per_s:.2} packets/s, ns-2.35 {ns2_per_s:.2} ({:+.3} %)",
+            100.0 * rel(per_s, ns2_per_s)
+        );
+        assert!(rel(per_s, ns2_per_s).abs() < 0.003, "{line}: hoptcp {per_s}");
+        cases += 1;
+    }
+    assert_eq!(cases, 3);
 }

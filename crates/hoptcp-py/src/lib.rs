@@ -53,10 +53,11 @@ fn plan(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>, s
 }
 
 /// Run one simulation and return its JSON result. `progress`, if given, is
-/// called with the fraction of simulated time done (at most four times a
-/// second); Ctrl-C (or an exception from `progress`) stops the run.
+/// called with the fraction of simulated time done, at most every
+/// `progress_every_s` seconds (0: at every check, each 65,536 events); Ctrl-C
+/// (or an exception from `progress`) stops the run.
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, overrides, seed=None, pcap=None, progress=None))]
+#[pyo3(signature = (scenario_toml, overrides, seed=None, pcap=None, progress=None, progress_every_s=0.25))]
 fn run(
     py: Python<'_>,
     scenario_toml: &str,
@@ -64,14 +65,17 @@ fn run(
     seed: Option<u64>,
     pcap: Option<String>,
     progress: Option<Py<PyAny>>,
+    progress_every_s: f64,
 ) -> PyResult<String> {
     let text = scenario_toml.to_owned();
     let opts = hoptcp_core::RunOptions { seed, pcap: pcap.map(Into::into) };
+    let every_s = if progress_every_s.is_finite() { progress_every_s.clamp(0.0, 3600.0) } else { 0.25 };
+    let every = std::time::Duration::from_secs_f64(every_s);
     let mut interrupted: Option<PyErr> = None;
     let mut last = std::time::Instant::now();
     let result = py.detach(|| {
         hoptcp_core::run_scenario_observed(&text, &overrides, &opts, |fraction| {
-            if last.elapsed() < std::time::Duration::from_millis(250) {
+            if last.elapsed() < every {
                 return true;
             }
             last = std::time::Instant::now();

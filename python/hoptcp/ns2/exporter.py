@@ -169,9 +169,10 @@ def _g(x: float) -> str:
 def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> None:
     """Raise :class:`Ns2Unsupported` naming the first key ns-2.35 cannot express."""
     radio, mac = sc["radio"], sc["mac"]
-    if radio["standard"] != "dsss":
-        raise Ns2Unsupported("radio.standard = \"ofdm\" cannot be exported: ns-2.35's Mac/802_11 times every "
-                             "frame with the DSSS PLCP (allowed: \"dsss\")")
+    if radio["standard"] not in ("dsss", "ns2_g"):
+        raise Ns2Unsupported(f"radio.standard = \"{radio['standard']}\" cannot be exported: ns-2.35's Mac/802_11 "
+                             "times every frame with the DSSS PLCP and 802.11b's slot and SIFS (allowed: \"dsss\", "
+                             "\"ns2_g\")")
     if mac["frame_format"] != "ns2":
         raise Ns2Unsupported(f"mac.frame_format = \"{mac['frame_format']}\" cannot be exported: ns-2.35 uses its "
                              "own frame sizes (allowed: \"ns2\")")
@@ -188,8 +189,17 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
                 raise Ns2Unsupported(
                     f"routing.aodv.{key} = {json.dumps(value)} cannot be exported: ns-2.35 compiles its AODV "
                     f"constants in (allowed: {json.dumps(NS2_AODV_CONSTANTS[key])}, ns-2's value)")
+    if sc["stats"].get("batches") is not None:
+        raise Ns2Unsupported("stats.batches cannot be exported: the batch-means stop rule ends a run on delivered "
+                             "packets, an exported run lasts duration_s (remove the key)")
+    if sc["tcp"]["variant"] not in ("newreno", "reno", "vegas"):
+        raise Ns2Unsupported(f"tcp.variant = \"{sc['tcp']['variant']}\" cannot be exported: ns-2.35 has no such "
+                             "agent built in (allowed: \"newreno\", \"reno\", \"vegas\")")
     for f in flows:
         key = f"flows.{f['id']}"
+        if f["transport"] == "tcp" and f["tcp"]["variant"] not in ("newreno", "reno", "vegas"):
+            raise Ns2Unsupported(f"{key}.variant = \"{f['tcp']['variant']}\" cannot be exported: ns-2.35 has no "
+                                 "such agent built in (allowed: \"newreno\", \"reno\", \"vegas\")")
         if f["app"] == "cbr" and f["jitter"] not in (0.0, 0.5):
             raise Ns2Unsupported(f"{key}.jitter = {f['jitter']:g} cannot be exported: ns-2's CBR only has "
                                  "random_ 0 or 1 (allowed: 0 or 0.5)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from functools import lru_cache
+from functools import cache
 from typing import Any, Callable
 
 from ..errors import SpecError
@@ -17,7 +17,7 @@ from ..errors import SpecError
 _PRIMARY = {"derive": "builders", "check": "checks", "reference": "checks", "figure": "figures"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lib_modules() -> tuple[Any, ...]:
     from . import lib
 

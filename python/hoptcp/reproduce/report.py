@@ -297,7 +297,7 @@ def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame",
         L += ["", f"### {cl.name}: {c.verdict}", ""]
         L.append(f"Paper: {cl.paper}" + (f" (printed value {cl.paper_value:g})" if cl.paper_value is not None else ""))
         how = (f"mean of metric `{cl.value}` over the runs" if cl.value
-               else f"check `{cl.check}` ({where('check', cl.check)})")
+               else f"check `{cl.check}` ({where('check', cl.check or '')})")
         L.append(f"hoptcp value: {how}; ± is the 95% confidence half-width (Student t over seeds).")
         if cl.reference:
             L.append(f"Reference: `{cl.reference}` ({where('reference', cl.reference)}).")

@@ -20,6 +20,8 @@ pub enum StreamPurpose {
     LinkRed = 6,
     Marking = 7,
     Transport = 8,
+    /// HTTP-like traffic: page sizes and think times.
+    Http = 9,
 }
 
 /// SplitMix64 finaliser: a bijective mix so nearby inputs give unrelated seeds.

@@ -133,6 +133,9 @@ pub trait MacEnv {
     /// The MAC is free: take the next packet from the interface queue (or
     /// unblock the queue if it is empty).
     fn pull_next(&mut self) -> Option<Outgoing>;
+    /// A frame for us (or broadcast) was received intact (for traces; the
+    /// MAC then handles it).
+    fn received(&mut self, _frame: &Frame) {}
     /// A DATA frame for us (or broadcast) was received: pass its packet up.
     fn deliver_up(&mut self, frame: &Frame);
     /// The MAC is done with a packet it took from the queue.
@@ -692,6 +695,7 @@ impl Dcf {
                     self.set_nav(now + f.nav, env);
                 }
                 if f.ra == self.id || f.ra == BROADCAST {
+                    env.received(&f);
                     match f.kind {
                         FrameKind::Rts => self.recv_rts(&f, p, env),
                         FrameKind::Cts => self.recv_cts(p, env),

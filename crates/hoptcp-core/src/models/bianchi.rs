@@ -405,8 +405,8 @@ mod tests {
     #[test]
     fn rts_cts_goodput_is_nearly_flat_in_n() {
         // Spread over n = 2..50: 1.85 % classic, 4.60 % ns-2 (EIFS collisions).
-        let cases: [(fn(u32, u32) -> BianchiParams, f64); 2] =
-            [(BianchiParams::classic, 0.025), (BianchiParams::ns2, 0.05)];
+        type Make = fn(u32, u32) -> BianchiParams;
+        let cases: [(Make, f64); 2] = [(BianchiParams::classic, 0.025), (BianchiParams::ns2, 0.05)];
         for (mk, bound) in cases {
             let g: Vec<f64> = (2..=50).map(|n| solve(mk(n, 1000)).goodput_bps).collect();
             let max = g.iter().cloned().fold(f64::MIN, f64::max);

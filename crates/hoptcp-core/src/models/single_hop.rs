@@ -150,4 +150,56 @@ mod tests {
         let r = single_hop(&p);
         assert!(close(r.cycle_s, 7630e-6 + 800.0 / 3e8, 1e-12));
     }
+
+    fn with_timing(standard: Standard, data: f64, basic: f64) -> SingleHopParams {
+        SingleHopParams {
+            timing: Timing::new(standard, data, basic),
+            ..SingleHopParams::ns2(1460, UDP_IP_OVERHEAD_BYTES, 200.0)
+        }
+    }
+
+    #[test]
+    fn dsss_11_mbps_by_hand() {
+        // 802.11b at 11 Mb/s as ns-2 times it: DIFS 50 + 15 × 20 + RTS 352 +
+        // CTS 304 + DATA (192 + 1522 × 8 / 11 = 1298.909 µs) + ACK 304 +
+        // 3 SIFS 30 = 2638.909 µs, + 4δ.
+        let r = single_hop(&with_timing(Standard::Dsss, 11.0, 1.0));
+        let data = 192e-6 + 12176.0 / 11e6;
+        assert!((r.frames.data_s - data).abs() < 1e-9);
+        let cycle = (50.0 + 300.0 + 352.0 + 304.0 + 304.0 + 30.0) * 1e-6 + data + 800.0 / 3e8;
+        // (The simulator's times are whole nanoseconds: DATA is 1298.909 µs.)
+        assert!((r.cycle_s - cycle).abs() < 1e-9, "{} vs {cycle}", r.cycle_s);
+        // 11680 bit per 2.6416 ms: 4.42 Mb/s, 40 % of the 11 Mb/s rate.
+        assert!((r.goodput_bps - 11680.0 / cycle).abs() < 10.0);
+        assert!((4.41e6..4.43e6).contains(&r.goodput_bps), "{}", r.goodput_bps);
+    }
+
+    #[test]
+    fn erp_54_mbps_by_hand() {
+        // 802.11g ERP-OFDM, 54/6 Mb/s: DIFS 28 + 7 × 9 = 63 (ns-2 draw from
+        // cw 15) + RTS 58 + CTS 50 + DATA (1522 B: 12198 bits, 57 symbols:
+        // 20 + 228 + 6 = 254) + ACK 50 + 3 SIFS 30 = 533 µs, + 4δ.
+        let r = single_hop(&with_timing(Standard::Erp, 54.0, 6.0));
+        assert_eq!(r.backoff_slots, 7.0);
+        assert!((r.frames.data_s - 254e-6).abs() < 1e-12);
+        let cycle = 533e-6 + 800.0 / 3e8;
+        assert!(close(r.cycle_s, cycle, 1e-12), "{} vs {cycle}", r.cycle_s);
+        assert!(close(r.goodput_bps, 11680.0 / cycle, 1e-12));
+        // 21.8 Mb/s: the 54 Mb/s rate loses 60 % to preambles, gaps and backoff.
+        assert!((21.7e6..21.9e6).contains(&r.goodput_bps), "{}", r.goodput_bps);
+    }
+
+    #[test]
+    fn ns2_g_54_mbps_by_hand() {
+        // ns-2's "54 Mb/s": 802.11b MAC timing, DSSS PLCP on every frame,
+        // control frames at 1 Mb/s: DIFS 50 + 300 + RTS 352 + CTS 304 +
+        // DATA (192 + 12176 / 54 = 417.481 µs) + ACK 304 + 30 = 1757.481 µs.
+        let r = single_hop(&with_timing(Standard::Ns2G, 54.0, 1.0));
+        let cycle = (50.0 + 300.0 + 352.0 + 304.0 + 304.0 + 30.0 + 192.0) * 1e-6 + 12176.0 / 54e6 + 800.0 / 3e8;
+        assert!((r.cycle_s - cycle).abs() < 1e-9, "{} vs {cycle}", r.cycle_s);
+        // 6.64 Mb/s, less than a third of the ERP cycle's 21.8 Mb/s.
+        assert!((6.6e6..6.7e6).contains(&r.goodput_bps), "{}", r.goodput_bps);
+        let erp = single_hop(&with_timing(Standard::Erp, 54.0, 6.0));
+        assert!(erp.goodput_bps > 3.0 * r.goodput_bps);
+    }
 }

@@ -1,8 +1,11 @@
 //! Network layer: IP packets and their arena, the interface queue, drop
-//! causes. Static routes are the flows' planned paths (see `scenario::build`).
+//! causes, and the TCP-GAP Internet gateway ([`tcp_gap`], not yet wired
+//! into `sim/`). Static routes are the flows' planned paths (see
+//! `scenario::build`).
 
 pub mod ifq;
 pub mod packet;
+pub mod tcp_gap;
 
 pub use ifq::IfQueue;
 pub use packet::{Body, Ecn, Packet, PacketKind, Slab, PACKET_KINDS};

@@ -4,6 +4,7 @@
 
 use super::error::ScenarioError;
 use super::schema::*;
+use crate::app::http::HttpParams;
 use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
 use crate::phy::{Channel, Position, TwoRayGround};
 use crate::topology;
@@ -26,6 +27,8 @@ pub struct FlowPlan {
     pub path: Vec<u32>,
     /// TCP only: the [tcp] defaults with this flow's overrides applied.
     pub tcp: TcpSpec,
+    /// app = "http": the page and think-time model.
+    pub http: Option<HttpParams>,
 }
 
 #[derive(Clone, Debug)]
@@ -229,6 +232,12 @@ fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end:
         start: from_secs(f.start_s),
         stop: f.stop_s.map(from_secs).unwrap_or(end).min(end),
         path,
+        http: (f.app == Some(AppKind::Http)).then(|| HttpParams {
+            mean_page_bytes: f.mean_page_bytes.unwrap_or(30_000.0),
+            page_shape: f.page_shape.unwrap_or(1.5),
+            mean_think_s: f.mean_think_s.unwrap_or(1.0),
+            payload_bytes: tcp.payload_bytes,
+        }),
         tcp,
     }
 }

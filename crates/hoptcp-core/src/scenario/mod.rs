@@ -45,11 +45,48 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> ScenarioError {
     let msg = e.message().trim().to_string();
     match e.span() {
         Some(span) => {
-            let before = &text[..span.start.min(text.len())];
+            let start = span.start.min(text.len());
+            let before = &text[..start];
             let line = before.matches('\n').count() + 1;
             let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            if msg.contains("too large") || msg.contains("as i128") {
+                if let Some(err) = integer_out_of_range(text, start) {
+                    return err;
+                }
+            }
             ScenarioError::new("", format!("scenario is not valid TOML (line {line}, column {col}): {msg}"))
         }
         None => ScenarioError::new("", format!("scenario is not valid TOML: {msg}")),
     }
+}
+
+/// An integer literal beyond TOML's 64 bits at byte `at`: name the key (with
+/// its table) and the allowed range rather than calling the file invalid.
+fn integer_out_of_range(text: &str, at: usize) -> Option<ScenarioError> {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next()?;
+    let (key, value) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    let value = value.split('#').next()?.trim();
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && !l.starts_with("[["))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    let path = match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
+    };
+    Some(integer_range_error(&path, value))
+}
+
+/// "`key` = value: out of range" for an integer that does not fit in 64 bits.
+pub(crate) fn integer_range_error(path: &str, value: &str) -> ScenarioError {
+    let allowed = if path == "seed" {
+        format!("expected an integer from 0 to {}", i64::MAX)
+    } else {
+        format!("out of range: integers must be between {} and {}", i64::MIN, i64::MAX)
+    };
+    ScenarioError::value(path, value, allowed)
 }

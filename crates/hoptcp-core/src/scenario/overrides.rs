@@ -24,6 +24,10 @@ pub fn apply(root: &mut Table, path: &str, raw: &str) -> Result<(), ScenarioErro
             format!("override key `{path}` is not a dotted path like `mac.queue_limit`"),
         ));
     }
+    let digits = raw.trim().trim_start_matches(['+', '-']);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && raw.trim().parse::<i64>().is_err() {
+        return Err(super::integer_range_error(path, raw.trim()));
+    }
     let mut whole = Value::Table(std::mem::take(root));
     let result = set_in(&mut whole, &parts, 0, parse_value(raw));
     if let Value::Table(t) = whole {

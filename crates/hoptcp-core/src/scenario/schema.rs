@@ -3,7 +3,9 @@
 //! `validate.rs` checks values and cross-field rules; `resolve` fills every
 //! default so the canonical form (and its hash) says exactly what ran.
 
+use crate::engine::time::from_secs;
 use crate::mac::{FrameFormat, SlotCount, Standard};
+use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -118,10 +120,10 @@ pub struct RadioSpec {
     /// this much weaker.
     pub capture_db: f64,
     pub standard: Standard,
-    /// Default: 2 Mb/s (DSSS, as Fu and Lee) or 54 Mb/s (OFDM).
+    /// Default: 2 Mb/s (DSSS, as Fu and Lee) or 54 Mb/s (OFDM, ERP, ns2_g).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_rate_mbps: Option<f64>,
-    /// Rate of RTS/CTS/ACK. Default: 1 Mb/s (DSSS) or 6 Mb/s (OFDM).
+    /// Rate of RTS/CTS/ACK. Default: 1 Mb/s (DSSS, ns2_g) or 6 Mb/s (OFDM, ERP).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub basic_rate_mbps: Option<f64>,
     /// Two-ray ground parameters (ns-2 defaults).
@@ -158,7 +160,8 @@ pub struct MacSpec {
     /// Interface queue limit in packets, ns-2 semantics: `queue_limit - 1`
     /// wait in the queue and one more is held by the MAC.
     pub queue_limit: u32,
-    /// Contention window bounds (default from the standard: 31/1023 DSSS, 15/1023 OFDM).
+    /// Contention window bounds (default from the standard: 31/1023 DSSS and
+    /// ns2_g, 15/1023 OFDM and ERP).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cw_min: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -225,6 +228,109 @@ pub enum TcpVariantSpec {
     Newreno,
     Reno,
     Vegas,
+    /// NewReno with TCP-AP adaptive pacing (settings in `[tcp.ap]`).
+    TcpAp,
+}
+
+/// Which defaults `[tcp.ap]` starts from.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ApProfile {
+    /// The paper's formula (Eqs. 1–5).
+    #[default]
+    Paper,
+    /// The authors' public ns-2 code (tcp-ap.cc).
+    Ns2,
+}
+
+/// TCP-AP settings (`[tcp.ap]`). Every key defaults from `profile`; the
+/// resolved scenario lists them all.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TcpApSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ApProfile>,
+    /// "cov" (paper: coefficient of variation of RTT samples) or "mad"
+    /// (code: mean absolute deviation of FHD samples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variation: Option<Variation>,
+    /// Smoothing of FHD^ (0.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// Spatial-reuse hops k (4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hop_factor: Option<u32>,
+    /// Below `hop_factor` hops: "h_hop" (paper) or "one_hop" (code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_path: Option<ShortPath>,
+    /// Samples kept for the variation (50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<u32>,
+    /// Header bytes per frame in s_data = payload + overhead and s_ACK =
+    /// overhead: 40 (paper: IP packet sizes) or 112 (code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_bytes: Option<u32>,
+    /// FHD samples at or above this are ignored (code: 0.5 s; 0 = none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_bound_s: Option<f64>,
+    /// Interval before the first RTT sample (code: 0.05 s; 0 = unpaced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_interval_s: Option<f64>,
+    /// "on_demand" (paper) or "free_running" (code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer: Option<PaceTimer>,
+    /// Exponential RTO backoff (paper: true, code: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_backoff: Option<bool>,
+    /// A fast retransmission empties the pacing queue (code: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_flush: Option<bool>,
+}
+
+impl TcpApSpec {
+    /// Fill every unset key from the profile's defaults.
+    pub fn resolved(&self) -> TcpApSpec {
+        let profile = self.profile.unwrap_or_default();
+        let d = match profile {
+            ApProfile::Paper => TcpApConfig::paper(0.0),
+            ApProfile::Ns2 => TcpApConfig::ns2(0.0),
+        };
+        let secs = |t: Option<crate::engine::Time>| t.map_or(0.0, |t| t as f64 * 1e-9);
+        TcpApSpec {
+            profile: Some(profile),
+            variation: Some(self.variation.unwrap_or(d.variation)),
+            alpha: Some(self.alpha.unwrap_or(d.alpha)),
+            hop_factor: Some(self.hop_factor.unwrap_or(d.hop_factor)),
+            short_path: Some(self.short_path.unwrap_or(d.short_path)),
+            history: Some(self.history.unwrap_or(d.history)),
+            overhead_bytes: Some(self.overhead_bytes.unwrap_or(d.overhead_bytes)),
+            delay_bound_s: Some(self.delay_bound_s.unwrap_or(secs(d.delay_bound))),
+            initial_interval_s: Some(self.initial_interval_s.unwrap_or(secs(d.initial_interval))),
+            timer: Some(self.timer.unwrap_or(d.timer)),
+            timeout_backoff: Some(self.timeout_backoff.unwrap_or(d.timeout_backoff)),
+            dupack_flush: Some(self.dupack_flush.unwrap_or(d.dupack_flush)),
+        }
+    }
+
+    /// The pacing configuration for a link of `link_rate_bps`.
+    pub fn config(&self, link_rate_bps: f64) -> TcpApConfig {
+        let r = self.resolved();
+        let time = |s: f64| (s > 0.0).then(|| from_secs(s));
+        TcpApConfig {
+            variation: r.variation.unwrap(),
+            alpha: r.alpha.unwrap(),
+            hop_factor: r.hop_factor.unwrap(),
+            short_path: r.short_path.unwrap(),
+            history: r.history.unwrap(),
+            overhead_bytes: r.overhead_bytes.unwrap(),
+            delay_bound: time(r.delay_bound_s.unwrap()),
+            initial_interval: time(r.initial_interval_s.unwrap()),
+            timer: r.timer.unwrap(),
+            timeout_backoff: r.timeout_backoff.unwrap(),
+            dupack_flush: r.dupack_flush.unwrap(),
+            link_rate_bps,
+        }
+    }
 }
 
 /// Defaults for every TCP flow (each flow may override them).
@@ -251,6 +357,9 @@ pub struct TcpSpec {
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
+    /// TCP-AP settings for flows with variant = "tcp_ap".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ap: Option<TcpApSpec>,
 }
 
 impl Default for TcpSpec {
@@ -267,6 +376,7 @@ impl Default for TcpSpec {
             vegas_alpha: 1.0,
             vegas_beta: 3.0,
             vegas_gamma: 1.0,
+            ap: None,
         }
     }
 }
@@ -285,6 +395,8 @@ pub enum AppKind {
     Cbr,
     /// Always-backlogged bulk transfer (TCP).
     Ftp,
+    /// HTTP-like pages with think times (TCP).
+    Http,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -309,6 +421,14 @@ pub struct FlowSpec {
     pub start_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_s: Option<f64>,
+    /// HTTP: mean page size (bytes; default 30 000), Pareto shape of the
+    /// page sizes (default 1.5), mean exponential think time (s; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_page_bytes: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_shape: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_think_s: Option<f64>,
     /// Explicit route: node ids from src to dst, each within range of the next.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<Vec<u32>>,
@@ -343,6 +463,12 @@ pub struct RandomFlowsSpec {
     pub packet_bytes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_page_bytes: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_shape: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_think_s: Option<f64>,
     #[serde(default)]
     pub start_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -369,6 +495,9 @@ impl RandomFlowsSpec {
             rate_bps: self.rate_bps,
             packet_bytes: self.packet_bytes,
             jitter: self.jitter,
+            mean_page_bytes: self.mean_page_bytes,
+            page_shape: self.page_shape,
+            mean_think_s: self.mean_think_s,
             start_s: self.start_s,
             stop_s: self.stop_s,
             route: None,
@@ -395,6 +524,17 @@ pub struct StatsSpec {
     /// batches of this many delivered packets (`batch_goodput_bps`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch_packets: Option<u32>,
+    /// Batch means as a stop rule: run until all flows together have
+    /// delivered `batches` × `batch_packets` packets (or duration_s), and
+    /// report means with confidence intervals (`batch_means`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batches: Option<u32>,
+    /// Batches discarded as the initial transient (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_discard: Option<u32>,
+    /// Confidence level of the intervals (default 0.95).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_confidence: Option<f64>,
 }
 
 impl Standard {
@@ -402,6 +542,8 @@ impl Standard {
         match self {
             Standard::Dsss => "dsss",
             Standard::Ofdm => "ofdm",
+            Standard::Erp => "erp",
+            Standard::Ns2G => "ns2_g",
         }
     }
 }

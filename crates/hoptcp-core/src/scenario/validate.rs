@@ -43,7 +43,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     resolve_mac(&mut sc.mac, sc.radio.standard)?;
     int_range("ip.ttl", sc.ip.ttl as u64, 1, 255)?;
     non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;
-    resolve_tcp(&sc.tcp)?;
+    resolve_tcp(&mut sc.tcp, &sc.flows)?;
     for (i, f) in sc.flows.iter_mut().enumerate() {
         resolve_flow(&format!("flows.{i}"), f, sc.duration_s)?;
     }
@@ -54,6 +54,9 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         rf.app = as_flow.app;
         rf.packet_bytes = as_flow.packet_bytes;
         rf.jitter = as_flow.jitter;
+        rf.mean_page_bytes = as_flow.mean_page_bytes;
+        rf.page_shape = as_flow.page_shape;
+        rf.mean_think_s = as_flow.mean_think_s;
         rf.min_hops = Some(rf.min_hops.unwrap_or(1));
         int_range("random_flows.min_hops", rf.min_hops.unwrap() as u64, 1, 1_000_000)?;
         if let Some(mx) = rf.max_hops {
@@ -79,6 +82,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     if let Some(k) = sc.stats.batch_packets {
         int_range("stats.batch_packets", k as u64, 1, 1_000_000_000)?;
     }
+    resolve_batches(&mut sc.stats)?;
     if sc.stats.warmup_s >= sc.duration_s {
         return Err(ScenarioError::value(
             "stats.warmup_s",
@@ -87,6 +91,38 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         ));
     }
     Ok(sc)
+}
+
+/// The batch-means stop rule: `batches` needs `batch_packets`; the discard
+/// count and confidence level default to the paper's 1 and 95 %.
+fn resolve_batches(s: &mut StatsSpec) -> R<()> {
+    let Some(n) = s.batches else {
+        for (k, set) in
+            [("batch_discard", s.batch_discard.is_some()), ("batch_confidence", s.batch_confidence.is_some())]
+        {
+            if set {
+                return Err(ScenarioError::new(
+                    format!("stats.{k}"),
+                    format!("`stats.{k}` applies to the batch-means stop rule: set stats.batches too"),
+                ));
+            }
+        }
+        return Ok(());
+    };
+    if s.batch_packets.is_none() {
+        return Err(ScenarioError::new(
+            "stats.batches",
+            "`stats.batches` needs `stats.batch_packets` (the delivered packets per batch)",
+        ));
+    }
+    let d = *s.batch_discard.get_or_insert(1);
+    int_range("stats.batch_discard", d as u64, 0, 1_000_000)?;
+    int_range("stats.batches", n as u64, d as u64 + 1, 1_000_000)?;
+    let c = *s.batch_confidence.get_or_insert(0.95);
+    if !(c.is_finite() && c > 0.0 && c < 1.0) {
+        return Err(ScenarioError::value("stats.batch_confidence", c, "must be in (0, 1), e.g. 0.95"));
+    }
+    Ok(())
 }
 
 fn resolve_topology(t: &mut TopologySpec) -> R<()> {
@@ -215,10 +251,7 @@ fn resolve_radio(r: &mut RadioSpec) -> R<()> {
         ));
     }
     non_negative("radio.capture_db", r.capture_db, "dB")?;
-    let (d, b) = match r.standard {
-        Standard::Dsss => (2.0, 1.0),
-        Standard::Ofdm => (54.0, 6.0),
-    };
+    let (d, b) = r.standard.default_rates_mbps();
     let data = *r.data_rate_mbps.get_or_insert(d);
     let basic = *r.basic_rate_mbps.get_or_insert(b);
     let rates = r.standard.rates_mbps();
@@ -252,10 +285,7 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
         ));
     }
     int_range("mac.queue_limit", m.queue_limit as u64, 2, 10_000_000)?;
-    let (lo, hi) = match std {
-        Standard::Dsss => (31, 1023),
-        Standard::Ofdm => (15, 1023),
-    };
+    let (lo, hi) = std.cw_bounds();
     let cw_min = *m.cw_min.get_or_insert(lo);
     let cw_max = *m.cw_max.get_or_insert(hi);
     int_range("mac.cw_min", cw_min as u64, 1, 1_000_000)?;
@@ -266,7 +296,7 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
     Ok(())
 }
 
-fn resolve_tcp(t: &TcpSpec) -> R<()> {
+fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec]) -> R<()> {
     int_range("tcp.payload_bytes", t.payload_bytes as u64, 1, 65_495)?;
     int_range("tcp.max_window", t.max_window as u64, 1, 1_000_000)?;
     positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
@@ -281,6 +311,22 @@ fn resolve_tcp(t: &TcpSpec) -> R<()> {
             format!("must be a number at least tcp.vegas_alpha = {}", t.vegas_alpha),
         ));
     }
+    let uses_ap = t.variant == TcpVariantSpec::TcpAp || flows.iter().any(|f| f.variant == Some(TcpVariantSpec::TcpAp));
+    // [tcp.ap] is checked even when no flow uses TCP-AP, then dropped, so
+    // that tcp.variant can be swept over a scenario that configures it.
+    if uses_ap || t.ap.is_some() {
+        let r = t.ap.clone().unwrap_or_default().resolved();
+        let a = r.alpha.unwrap();
+        if !(a.is_finite() && (0.0..1.0).contains(&a)) {
+            return Err(ScenarioError::value("tcp.ap.alpha", a, "must be in [0, 1) (the paper's 0.7)"));
+        }
+        int_range("tcp.ap.hop_factor", r.hop_factor.unwrap() as u64, 1, 1000)?;
+        int_range("tcp.ap.history", r.history.unwrap() as u64, 2, 100_000)?;
+        int_range("tcp.ap.overhead_bytes", r.overhead_bytes.unwrap() as u64, 0, 100_000)?;
+        non_negative("tcp.ap.delay_bound_s", r.delay_bound_s.unwrap(), "seconds; 0 = no bound")?;
+        non_negative("tcp.ap.initial_interval_s", r.initial_interval_s.unwrap(), "seconds; 0 = unpaced")?;
+        t.ap = uses_ap.then_some(r);
+    }
     Ok(())
 }
 
@@ -289,13 +335,14 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
         (TransportKind::Udp, None) => AppKind::Cbr,
         (TransportKind::Tcp, None) => AppKind::Ftp,
         (TransportKind::Udp, Some(AppKind::Cbr)) => AppKind::Cbr,
-        (TransportKind::Tcp, Some(AppKind::Ftp)) => AppKind::Ftp,
+        (TransportKind::Tcp, Some(a @ (AppKind::Ftp | AppKind::Http))) => a,
         (TransportKind::Udp, Some(a)) | (TransportKind::Tcp, Some(a)) => {
-            let (t, ok) = if f.transport == TransportKind::Udp { ("udp", "cbr") } else { ("tcp", "ftp") };
+            let (t, ok) =
+                if f.transport == TransportKind::Udp { ("udp", "\"cbr\"") } else { ("tcp", "\"ftp\" or \"http\"") };
             return Err(ScenarioError::value(
                 &format!("{key}.app"),
                 format!("\"{}\"", app_name(a)),
-                format!("transport = \"{t}\" supports app = \"{ok}\""),
+                format!("transport = \"{t}\" supports app = {ok}"),
             ));
         }
     };
@@ -323,6 +370,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
     if let Some(c) = f.count {
         int_range(&format!("{key}.count"), c as u64, 1, 1_000_000)?;
     }
+    resolve_http(key, f, app)?;
     match f.transport {
         TransportKind::Udp => {
             let rate = f.rate_bps.ok_or_else(|| {
@@ -389,9 +437,40 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
     Ok(())
 }
 
+/// HTTP keys: allowed only with app = "http", defaults filled there.
+fn resolve_http(key: &str, f: &mut FlowSpec, app: AppKind) -> R<()> {
+    if app != AppKind::Http {
+        for (k, set) in [
+            ("mean_page_bytes", f.mean_page_bytes.is_some()),
+            ("page_shape", f.page_shape.is_some()),
+            ("mean_think_s", f.mean_think_s.is_some()),
+        ] {
+            if set {
+                return Err(ScenarioError::new(
+                    format!("{key}.{k}"),
+                    format!("`{key}.{k}` applies to HTTP flows only; this flow has app = \"{}\"", app_name(app)),
+                ));
+            }
+        }
+        return Ok(());
+    }
+    positive(&format!("{key}.mean_page_bytes"), *f.mean_page_bytes.get_or_insert(30_000.0), "bytes")?;
+    let shape = *f.page_shape.get_or_insert(1.5);
+    if !(shape.is_finite() && shape > 1.0) {
+        return Err(ScenarioError::value(
+            &format!("{key}.page_shape"),
+            shape,
+            "must be a number above 1 (a Pareto shape with a finite mean; the paper's is 1.5)",
+        ));
+    }
+    non_negative(&format!("{key}.mean_think_s"), *f.mean_think_s.get_or_insert(1.0), "seconds")?;
+    Ok(())
+}
+
 pub fn app_name(a: AppKind) -> &'static str {
     match a {
         AppKind::Cbr => "cbr",
         AppKind::Ftp => "ftp",
+        AppKind::Http => "http",
     }
 }

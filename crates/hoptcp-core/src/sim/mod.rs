@@ -10,6 +10,7 @@ mod node_ctx;
 pub mod report;
 
 use crate::app::cbr::Cbr;
+use crate::app::http::Http;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
 use crate::mac::{Dcf, Frame, MacParams, MacTimer, Outgoing, Timing};
@@ -17,6 +18,8 @@ use crate::net::{Body, DropCause, Ecn, IfQueue, Packet, Slab};
 use crate::phy::Channel;
 use crate::scenario::schema::{AppKind, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
+use crate::stats::batch_means::BatchMeans;
+use crate::stats::pcap::FlowInfo;
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
@@ -63,6 +66,10 @@ pub(crate) enum Ev {
     FlowStop {
         flow: u32,
     },
+    /// An HTTP flow's think time is over: the next page starts.
+    HttpPage {
+        flow: u32,
+    },
     /// A TCP sender (side 0) or receiver (side 1) timer.
     Tcp {
         flow: u32,
@@ -105,6 +112,7 @@ pub(crate) struct Flow {
     pub plan: FlowPlan,
     pub cbr: Option<Cbr>,
     pub tcp: Option<TcpFlow>,
+    pub http: Option<Http>,
     pub stats: FlowStats,
 }
 
@@ -145,15 +153,17 @@ impl FlowStats {
     }
 }
 
-/// A TCP connection set up from the flow's resolved TCP settings.
-fn tcp_flow(f: &FlowPlan, seed: u64) -> TcpFlow {
+/// A TCP connection set up from the flow's resolved TCP settings; TCP-AP
+/// paces for a wireless link of `link_rate_bps`.
+fn tcp_flow(f: &FlowPlan, seed: u64, link_rate_bps: f64) -> TcpFlow {
     let t = &f.tcp;
     let cfg = TcpConfig {
         variant: match t.variant {
-            TcpVariantSpec::Newreno => Variant::NewReno,
+            TcpVariantSpec::Newreno | TcpVariantSpec::TcpAp => Variant::NewReno,
             TcpVariantSpec::Reno => Variant::Reno,
             TcpVariantSpec::Vegas => Variant::Vegas,
         },
+        pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.ap.clone().unwrap_or_default().config(link_rate_bps)),
         payload_bytes: t.payload_bytes,
         max_window: t.max_window,
         initial_window: t.initial_window,
@@ -201,6 +211,10 @@ pub struct Simulation {
     warmup: Time,
     series_interval: Option<Time>,
     batch_packets: Option<u32>,
+    /// The batch-means stop rule (`stats.batches`).
+    batch_means: Option<BatchMeans>,
+    /// When the stop rule ended the run.
+    stopped_at: Option<Time>,
     next_uid: u64,
     plan_seed: u64,
     duration_s: f64,
@@ -242,7 +256,8 @@ impl Simulation {
                     let rng = RngStream::new(seed, f.id as u64, StreamPurpose::AppTraffic);
                     Cbr::new(f.rate_bps, f.packet_bytes, f.start, f.stop, f.jitter, rng)
                 }),
-                tcp: (f.transport == TransportKind::Tcp).then(|| tcp_flow(f, seed)),
+                tcp: (f.transport == TransportKind::Tcp).then(|| tcp_flow(f, seed, timing.data_rate_bps)),
+                http: f.http.map(|p| Http::new(p, RngStream::new(seed, f.id as u64, StreamPurpose::Http))),
                 stats: FlowStats::default(),
             })
             .collect();
@@ -261,11 +276,24 @@ impl Simulation {
             warmup: from_secs(sc.stats.warmup_s),
             series_interval: sc.stats.throughput_interval_s.map(from_secs),
             batch_packets: sc.stats.batch_packets,
+            batch_means: None,
+            stopped_at: None,
             next_uid: 0,
             plan_seed: seed,
             duration_s: sc.duration_s,
             trace: None,
         };
+        if let (Some(n), Some(k)) = (sc.stats.batches, sc.stats.batch_packets) {
+            let start = sim.flows.iter().map(|f| f.plan.start).min().unwrap_or(0);
+            sim.batch_means = Some(BatchMeans::new(
+                k,
+                n,
+                sc.stats.batch_discard.unwrap_or(1),
+                sc.stats.batch_confidence.unwrap_or(0.95),
+                sim.flows.len(),
+                start,
+            ));
+        }
         for (i, f) in sim.flows.iter().enumerate() {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {
                 sim.q.schedule_at(t, Ev::App { flow: i as u32 });
@@ -280,13 +308,18 @@ impl Simulation {
         sim
     }
 
-    /// Write every frame put on the air to a pcap file.
+    /// Write a pcapng trace: per node, the frames it sent and received.
     pub fn trace_to(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| match f.tcp {
+                Some(_) => FlowInfo { mss: f.plan.tcp.payload_bytes, syn: TcpConfig::default().syn },
+                None => FlowInfo { mss: 1, syn: false },
+            })
+            .collect();
         self.trace = Some(Trace {
-            pcap: crate::stats::pcap::PcapTrace::create(
-                path,
-                self.flows.iter().map(|f| if f.tcp.is_some() { f.plan.tcp.payload_bytes } else { 1 }).collect(),
-            )?,
+            pcap: crate::stats::pcap::PcapTrace::create(path, self.nodes.len() as u32, flows)?,
             data_rate_bps: self.p.timing.data_rate_bps,
             basic_rate_bps: self.p.timing.basic_rate_bps,
             standard: self.p.timing.standard,
@@ -369,10 +402,15 @@ impl Simulation {
             Ev::LlDown { node, pkt } => self.enqueue(now, node, pkt),
             Ev::LlUp { node, pkt } => self.net_receive(now, node, pkt),
             Ev::App { flow } => self.cbr_tick(now, flow),
-            Ev::FlowStart { flow } => {
-                if let Some(t) = self.flows[flow as usize].tcp.as_mut() {
-                    t.sender.add_data(now, crate::app::FTP_BACKLOG);
+            Ev::FlowStart { flow } | Ev::HttpPage { flow } => {
+                let f = &mut self.flows[flow as usize];
+                let Some(t) = f.tcp.as_mut() else { return };
+                if t.stopped {
+                    return;
                 }
+                // FTP: an infinite backlog; HTTP: the next page.
+                let packets = f.http.as_mut().map_or(crate::app::FTP_BACKLOG, |h| h.start_page(now));
+                t.sender.add_data(now, packets);
                 self.pump_tcp(now, flow);
             }
             Ev::FlowStop { flow } => {
@@ -515,6 +553,22 @@ impl Simulation {
 
     /// A packet reached its destination node.
     fn deliver(&mut self, now: Time, pk: Packet) {
+        let flow = pk.flow as usize;
+        let delivered_before = self.flows[flow].stats.packets_delivered;
+        self.deliver_to_flow(now, pk);
+        let delivered = self.flows[flow].stats.packets_delivered - delivered_before;
+        if let Some(bm) = self.batch_means.as_mut().filter(|_| delivered > 0) {
+            let flows = &self.flows;
+            if bm.on_delivered(now, delivered, |i| flows[i].stats.bytes_delivered) && self.stopped_at.is_none() {
+                // All batches done: the run ends once the events of this
+                // instant have run.
+                self.stopped_at = Some(now);
+                self.end = now;
+            }
+        }
+    }
+
+    fn deliver_to_flow(&mut self, now: Time, pk: Packet) {
         let (warmup, interval, batch) = (self.warmup, self.series_interval, self.batch_packets);
         let f = &mut self.flows[pk.flow as usize];
         match pk.body {
@@ -528,7 +582,14 @@ impl Simulation {
                 let Some(t) = f.tcp.as_mut() else { return };
                 if pk.reverse {
                     if !t.stopped {
-                        t.sender.on_segment(now, &seg);
+                        // Hops travelled, from the TTL (decremented at each forwarder).
+                        let hops = (self.ttl - pk.ttl) as u32 + 1;
+                        t.sender.on_segment_via(now, &seg, hops);
+                        if let Some(h) = f.http.as_mut().filter(|_| t.sender.all_acked()) {
+                            if let Some(next) = h.page_done(now) {
+                                self.q.schedule_at(next, Ev::HttpPage { flow: pk.flow });
+                            }
+                        }
                     }
                 } else {
                     let before = t.receiver.stats();

@@ -82,6 +82,21 @@ pub(crate) struct Trace {
     pub error: Option<std::io::Error>,
 }
 
+impl NodeCtx<'_> {
+    /// Record a frame this node sends or receives on its trace interface.
+    #[inline]
+    fn trace_frame(&mut self, frame: &Frame) {
+        if let Some(tr) = self.trace.as_deref_mut() {
+            let data = frame.kind == crate::mac::FrameKind::Data;
+            let rate = if data && frame.ra != crate::mac::BROADCAST { tr.data_rate_bps } else { tr.basic_rate_bps };
+            let packet = data.then(|| self.packets.get(frame.packet));
+            if let Err(e) = tr.pcap.record(self.node, self.now, frame, rate, tr.standard, packet) {
+                tr.error.get_or_insert(e);
+            }
+        }
+    }
+}
+
 impl MacEnv for NodeCtx<'_> {
     #[inline]
     fn now(&self) -> Time {
@@ -101,14 +116,7 @@ impl MacEnv for NodeCtx<'_> {
     }
 
     fn transmit(&mut self, frame: &Frame) {
-        if let Some(tr) = self.trace.as_deref_mut() {
-            let data = frame.kind == crate::mac::FrameKind::Data;
-            let rate = if data && frame.ra != crate::mac::BROADCAST { tr.data_rate_bps } else { tr.basic_rate_bps };
-            let packet = data.then(|| self.packets.get(frame.packet));
-            if let Err(e) = tr.pcap.record(self.now, frame, rate, tr.standard, packet) {
-                tr.error.get_or_insert(e);
-            }
-        }
+        self.trace_frame(frame);
         let groups = &self.channel.arrivals[self.node as usize];
         if groups.is_empty() {
             return;
@@ -130,6 +138,11 @@ impl MacEnv for NodeCtx<'_> {
                 None
             }
         }
+    }
+
+    #[inline]
+    fn received(&mut self, frame: &Frame) {
+        self.trace_frame(frame);
     }
 
     fn deliver_up(&mut self, frame: &Frame) {

@@ -3,10 +3,13 @@
 //! scenario and the seed.
 
 use super::Simulation;
+use crate::app::http::{Http, HttpStats};
 use crate::engine::time::to_secs;
 use crate::mac::MacCounters;
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
+use crate::stats::batch_means::BatchMeansReport;
+use crate::transport::TcpApStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -30,6 +33,10 @@ pub struct RunReport {
     pub aggregate_goodput_bps: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<SeriesReport>,
+    /// With `stats.batches`: batch means and confidence intervals of the
+    /// aggregate goodput, Jain's index and each flow's goodput.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_means: Option<BatchMeansReport>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -53,6 +60,10 @@ pub struct FlowReport {
     pub batch_goodput_bps: Option<Vec<f64>>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpFlowReport>,
+    /// app = "http": pages started and completed, their sizes, transfer
+    /// times and per-page goodput.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpStats>,
 }
 
 /// TCP sender statistics of a flow.
@@ -75,6 +86,10 @@ pub struct TcpFlowReport {
     pub ecn_reductions: u64,
     /// ACKs sent by the receiver.
     pub acks_sent: u64,
+    /// TCP-AP (variant "tcp_ap"): the pacing rate, FHD^, the variation
+    /// term and the pacing queue's delays.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<TcpApStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -155,7 +170,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         .iter()
         .map(|f| {
             let from = f.plan.start.max(warmup);
-            let to = f.plan.stop.max(from);
+            let to = f.plan.stop.min(end).max(from);
             let secs = to_secs(to - from);
             FlowReport {
                 id: f.plan.id,
@@ -168,6 +183,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 app: match f.plan.app {
                     AppKind::Cbr => "cbr",
                     AppKind::Ftp => "ftp",
+                    AppKind::Http => "http",
                 },
                 hops: (f.plan.path.len() - 1) as u32,
                 packets_sent: f.stats.packets_sent,
@@ -200,8 +216,10 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                         fast_retransmits: s.fast_retransmits,
                         ecn_reductions: s.ecn_reductions,
                         acks_sent: t.receiver.stats().acks_sent,
+                        pacing: s.pacing,
                     }
                 }),
+                http: f.http.as_ref().map(Http::stats),
             }
         })
         .collect();
@@ -231,7 +249,8 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
     RunReport {
         hoptcp_version: VERSION,
         seed: sim.plan_seed,
-        duration_s: sim.duration_s,
+        // The simulated time: shorter when the batch-means rule stopped the run.
+        duration_s: if sim.stopped_at.is_some() { to_secs(end) } else { sim.duration_s },
         events: sim.q.events_processed(),
         wall_time_s,
         flows,
@@ -240,5 +259,9 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         fairness_jain,
         aggregate_goodput_bps: sum,
         series,
+        batch_means: sim.batch_means.as_ref().map(|bm| {
+            let ids: Vec<u32> = sim.flows.iter().map(|f| f.plan.id).collect();
+            bm.report(&ids, end)
+        }),
     }
 }

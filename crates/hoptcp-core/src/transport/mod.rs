@@ -5,4 +5,6 @@
 pub mod tcp;
 pub mod udp;
 
-pub use tcp::{TcpConfig, TcpReceiver, TcpReceiverStats, TcpSegment, TcpSender, TcpSenderStats, Variant};
+pub use tcp::{
+    TcpApConfig, TcpApStats, TcpConfig, TcpReceiver, TcpReceiverStats, TcpSegment, TcpSender, TcpSenderStats, Variant,
+};

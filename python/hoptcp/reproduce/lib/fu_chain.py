@@ -67,7 +67,7 @@ def fu_linkdrop_flow(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     transport = params.get(TRANSPORT, template.get("transport", "udp"))
     if transport == "tcp":
         return {"flows": [{"src": 0, "dst": h, "transport": "tcp", "app": "ftp"}]}
-    flow = {"src": 0, "dst": h, "transport": "udp", "app": "cbr",
+    flow: dict[str, Any] = {"src": 0, "dst": h, "transport": "udp", "app": "cbr",
             "packet_bytes": int(template.get("packet_bytes", 1460)),
             "rate_bps": float(params.get(RATE, template.get("rate_bps", 0.0))),
             "jitter": float(params.get(JITTER, template.get("jitter", 0.0)))}
@@ -563,9 +563,8 @@ def chain_knees(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, f
     Returns (k1, k2, s)."""
     import numpy as np
 
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    o = np.argsort(x)
-    x, y = x[o], y[o]
+    o = np.argsort(np.asarray(x, float))
+    x, y = np.asarray(x, float)[o], np.asarray(y, float)[o]  # type: ignore[assignment]
     grid = np.linspace(x[0], x[-1], 201)
     best = (math.inf, x[0], x[-1], 0.0)
     for i, k1 in enumerate(grid):
@@ -748,7 +747,7 @@ def fu_linkdrop_model_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"]
     n_nodes = len(chain_backlog(d.iloc[0].to_dict())) if len(d) else 8
     fig = new_figure(*opts.get("size", (6.5, 4.2)))
     ax = fig.add_subplot()
-    groups = [("udp", 0.5, "o", "random CBR"), ("udp", 0.0, "x", "periodic CBR"), ("tcp", None, "^", "TCP"),
+    groups: list[tuple[str, Any, str, str]] = [("udp", 0.5, "o", "random CBR"), ("udp", 0.0, "x", "periodic CBR"), ("tcp", None, "^", "TCP"),
               ("1hop", 0.5, "D", "7 one-hop CBR flows")]
     for i, (tr, j, mk, lab) in enumerate(groups):
         if tr == "1hop":

@@ -288,7 +288,7 @@ def _make_case_check(fn: Callable[[str, "pd.DataFrame"], Estimate], case: str) -
         return fn(case, _slim(runs))
 
     check.__name__ = f"net_{fn.__name__[4:]}__{case}"
-    check.__doc__ = f"{fn.__doc__.splitlines()[0]} Case {case} ({CASES[case].label})."
+    check.__doc__ = f"{(fn.__doc__ or fn.__name__).splitlines()[0]} Case {case} ({CASES[case].label})."
     return check
 
 

@@ -1,6 +1,7 @@
 //! TCP parameters. Defaults are ns-2.35's (`tcl/lib/ns-default.tcl`) except
 //! where a field says otherwise.
 
+use super::tcp_ap::TcpApConfig;
 use crate::engine::{Time, NS_PER_MS, NS_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +55,9 @@ pub struct TcpConfig {
     /// each release one new packet. On in ns-2.35 (`singledup_ 1`) for Reno
     /// and NewReno; Vegas has its own duplicate-ACK handling and ignores it.
     pub limited_transmit: bool,
+    /// TCP-AP adaptive pacing of the transmit path (None: off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<TcpApConfig>,
 }
 
 impl Default for TcpConfig {
@@ -77,6 +81,7 @@ impl Default for TcpConfig {
             vegas_gamma: 1.0,
             syn: true,
             limited_transmit: true,
+            pacing: None,
         }
     }
 }

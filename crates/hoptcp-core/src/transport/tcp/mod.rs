@@ -9,6 +9,7 @@
 //! estimation and the retransmission timeout), [`sender`] (machinery common
 //! to all variants, and the enum that dispatches to them), one file per
 //! congestion-control variant ([`newreno`], [`reno`], [`vegas`]),
+//! [`tcp_ap`] (TCP-AP adaptive pacing of the transmit path),
 //! [`receiver`] (the sink) and [`window_stats`] (time-weighted window
 //! accounting).
 
@@ -19,6 +20,7 @@ pub mod reno;
 pub mod rto;
 pub mod segment;
 pub mod sender;
+pub mod tcp_ap;
 pub mod vegas;
 pub mod window_stats;
 
@@ -29,3 +31,4 @@ pub use config::{TcpConfig, Variant};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use segment::TcpSegment;
 pub use sender::{TcpSender, TcpSenderStats};
+pub use tcp_ap::{Pacer, RateEstimator, TcpAp, TcpApConfig, TcpApStats};

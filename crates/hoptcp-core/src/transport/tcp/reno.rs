@@ -71,7 +71,7 @@ fn dupack_action(core: &mut Core, now: Time, allow_fast_retransmit: bool) {
         // ECN already halved this window: retransmit without a second cut.
         core.last_action = CwndAction::Dupack;
         core.reset_rtx_timer(now, true, false);
-        core.queue_output(core.highest_ack + 1);
+        core.queue_dupack_output(core.highest_ack + 1);
         core.dupwnd = core.numdupacks;
     }
     // Otherwise the losses belong to a window already reduced: wait.
@@ -82,7 +82,7 @@ fn fast_retransmit(core: &mut Core, now: Time) {
     core.last_action = CwndAction::Dupack;
     core.slowdown(how::SSTHRESH_HALF | how::CWND_HALF);
     core.reset_rtx_timer(now, true, false);
-    core.queue_output(core.highest_ack + 1);
+    core.queue_dupack_output(core.highest_ack + 1);
     core.dupwnd = core.numdupacks;
     core.fast_retransmits += 1;
 }

@@ -26,8 +26,13 @@ pub struct TcpSegment {
     /// 0 for the setup segment and pure ACKs.
     pub payload_bytes: u32,
     /// When the segment was sent; on an ACK, when the data segment that
-    /// triggered it was sent. Informational only: the sender times RTTs itself.
+    /// triggered it was sent (TCP-AP's RTT samples; the RTO estimator times
+    /// RTTs itself).
     pub ts: Time,
+    /// TCP-GAP's 16-bit option on ACKs: the round trip (ms) of the wired
+    /// part, written by the Internet gateway. Carried without extra bytes
+    /// (as the ns-2 implementation's header field).
+    pub rtt_wired_ms: Option<u16>,
 }
 
 impl TcpSegment {
@@ -53,5 +58,13 @@ mod tests {
         assert_eq!(TcpSegment::new_ack(4, 0).ip_bytes(), 40);
         let syn = TcpSegment { syn: true, ..Default::default() };
         assert_eq!(syn.ip_bytes(), 40);
+        let gap = TcpSegment { rtt_wired_ms: Some(80), ..TcpSegment::new_ack(4, 0) };
+        assert_eq!(gap.ip_bytes(), 40, "the option adds no bytes");
+    }
+
+    #[test]
+    fn segment_stays_small() {
+        // Segments live inline in every packet record.
+        assert!(std::mem::size_of::<TcpSegment>() <= 40, "{}", std::mem::size_of::<TcpSegment>());
     }
 }

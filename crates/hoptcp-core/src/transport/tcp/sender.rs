@@ -25,6 +25,7 @@ use super::newreno::NewReno;
 use super::reno::Reno;
 use super::rto::RtoEstimator;
 use super::segment::TcpSegment;
+use super::tcp_ap::{TcpAp, TcpApStats};
 use super::vegas::Vegas;
 use super::window_stats::WindowStats;
 use crate::engine::Time;
@@ -78,6 +79,9 @@ pub struct TcpSenderStats {
     /// (`dupwnd_` is a separate, untraced member; tcp/tcp-reno.cc `window()`).
     pub avg_window_traced: f64,
     pub final_cwnd: f64,
+    /// TCP-AP's pacing statistics, when pacing is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<TcpApStats>,
 }
 
 /// Sender state shared by all variants: ns-2 `TcpAgent`'s members and the
@@ -118,6 +122,11 @@ pub(super) struct Core {
     /// Segments to send regardless of the window (retransmissions, limited
     /// transmit), in order. Reused, so no allocation in steady state.
     pub forced: VecDeque<i64>,
+    /// The fast retransmission among `forced` (ns-2 `TCP_REASON_DUPACK`):
+    /// it bypasses TCP-AP's pacer.
+    pub dupack_rtx: Option<i64>,
+    /// Back off the RTO after a timeout (TCP-AP's ns-2 code does not).
+    pub timeout_backoff: bool,
     /// Window sends still allowed after the last ACK; `None` = no limit.
     pub budget: Option<u32>,
     pub first_tx: Option<Time>,
@@ -160,6 +169,8 @@ impl Core {
             rto: RtoEstimator::new(cfg),
             rtx_deadline: None,
             forced: VecDeque::with_capacity(8),
+            dupack_rtx: None,
+            timeout_backoff: cfg.pacing.as_ref().is_none_or(|p| p.timeout_backoff),
             budget: None,
             first_tx: None,
             packets_sent: 0,
@@ -316,6 +327,12 @@ impl Core {
         self.forced.push_back(seq);
     }
 
+    /// Queue the fast retransmission of `seq`.
+    pub fn queue_dupack_output(&mut self, seq: i64) {
+        self.dupack_rtx = Some(seq);
+        self.forced.push_back(seq);
+    }
+
     /// Retransmission timeout as ns-2 `TcpAgent::timeout()` handles it
     /// (Reno and NewReno reset their own state first).
     pub fn base_timeout(&mut self, now: Time) {
@@ -344,7 +361,7 @@ impl Core {
                 self.last_action = CwndAction::Timeout;
                 self.slowdown(how::SSTHRESH_HALF | how::CWND_RESTART);
             }
-            self.reset_rtx_timer(now, false, true);
+            self.reset_rtx_timer(now, false, self.timeout_backoff);
             self.timeouts += 1;
         }
         self.last_action = CwndAction::Timeout;
@@ -422,6 +439,8 @@ impl CongestionControl {
 pub struct TcpSender {
     core: Core,
     cc: CongestionControl,
+    /// TCP-AP: packets the window allows wait here for the pacer.
+    ap: Option<TcpAp>,
 }
 
 impl TcpSender {
@@ -429,7 +448,8 @@ impl TcpSender {
         let mut core = Core::new(cfg);
         // Vegas handles duplicate ACKs its own way (no send_one in ns-2).
         core.limited_transmit &= cfg.variant != Variant::Vegas;
-        TcpSender { core, cc: CongestionControl::new(cfg) }
+        let ap = cfg.pacing.as_ref().map(|p| TcpAp::new(p, cfg.payload_bytes));
+        TcpSender { core, cc: CongestionControl::new(cfg), ap }
     }
 
     /// Phase of the coarse RTT clock (ns-2 draws `boot_time_` uniformly in
@@ -448,10 +468,23 @@ impl TcpSender {
         self.track_window(now);
     }
 
-    /// An ACK arrived. Non-ACK segments are ignored.
+    /// An ACK arrived. Non-ACK segments are ignored. The path length is
+    /// not known: TCP-AP takes no RTT sample (see [`Self::on_segment_via`]).
     pub fn on_segment(&mut self, now: Time, seg: &TcpSegment) {
+        self.on_segment_via(now, seg, 0);
+    }
+
+    /// An ACK arrived after `hops` hops of the wireless part (0: unknown).
+    /// TCP-AP samples the RTT of the wireless part from it: now minus the
+    /// echoed send time minus the RTT_wired a gateway wrote into the ACK.
+    pub fn on_segment_via(&mut self, now: Time, seg: &TcpSegment, hops: u32) {
         if !seg.is_ack {
             return;
+        }
+        if let Some(ap) = self.ap.as_mut() {
+            let wired = seg.rtt_wired_ms.map_or(0.0, |ms| ms as f64 * 1e-3);
+            let rtt = now.saturating_sub(seg.ts) as f64 * 1e-9 - wired;
+            ap.on_ack(now, (hops > 0 && rtt > 0.0).then_some(rtt), hops);
         }
         let ack = seg.ack.min(i64::MAX as u64) as i64;
         if ack > self.core.maxseq {
@@ -477,6 +510,9 @@ impl TcpSender {
                 self.core.rtx_deadline = None;
                 self.cc.on_timeout(&mut self.core, now);
                 self.core.budget = None;
+                if let Some(ap) = self.ap.as_mut() {
+                    ap.on_timeout();
+                }
                 self.track_window(now);
             }
             _ => {}
@@ -485,9 +521,38 @@ impl TcpSender {
 
     /// The next segment allowed now: forced sends (retransmissions) first,
     /// then new or go-back-N packets as the window allows. Call until None.
+    /// With TCP-AP, what the window allows waits in the pacing queue (the
+    /// fast retransmission excepted) and leaves when the pacer says so.
     pub fn poll_transmit(&mut self, now: Time) -> Option<TcpSegment> {
-        if let Some(seq) = self.core.forced.pop_front() {
+        if self.ap.is_none() {
+            let (seq, _) = self.take_next()?;
             return Some(self.output(now, seq));
+        }
+        while let Some((seq, fast_rtx)) = self.take_next() {
+            let ap = self.ap.as_mut().expect("paced");
+            if fast_rtx {
+                ap.on_fast_retransmit();
+                return Some(self.output(now, seq));
+            }
+            if ap.suspended() {
+                ap.bypass();
+                return Some(self.output(now, seq));
+            }
+            ap.hold(seq, now);
+        }
+        let seq = self.ap.as_mut().expect("paced").release(now)?;
+        Some(self.output(now, seq))
+    }
+
+    /// The next packet the window (ns-2 `send_much()`) or loss recovery
+    /// releases, and whether it is the fast retransmission.
+    fn take_next(&mut self) -> Option<(i64, bool)> {
+        if let Some(seq) = self.core.forced.pop_front() {
+            let fast = self.core.dupack_rtx == Some(seq);
+            if fast {
+                self.core.dupack_rtx = None;
+            }
+            return Some((seq, fast));
         }
         if self.core.budget == Some(0) {
             return None;
@@ -498,16 +563,24 @@ impl TcpSender {
             if let Some(b) = self.core.budget.as_mut() {
                 *b -= 1;
             }
-            return Some(self.output(now, seq));
+            return Some((seq, false));
         }
         None
     }
 
-    /// The earliest deadline at which [`TcpSender::on_timer`] has work.
+    /// The earliest deadline at which [`TcpSender::on_timer`] (or, for a
+    /// paced packet, [`TcpSender::poll_transmit`]) has work.
     pub fn next_timer(&self) -> Option<Time> {
-        // Only the retransmission timer so far; a pacing deadline would be
-        // folded in here with min().
-        self.core.rtx_deadline
+        let pace = self.ap.as_ref().and_then(TcpAp::next_release);
+        match (self.core.rtx_deadline, pace) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// TCP-AP's state, when pacing is on.
+    pub fn pacing(&self) -> Option<&TcpAp> {
+        self.ap.as_ref()
     }
 
     /// Congestion window in packets, fast-recovery inflation included.
@@ -563,6 +636,7 @@ impl TcpSender {
             window_hist: c.wstats.histogram(now),
             avg_window_traced: c.wstats_traced.mean(now),
             final_cwnd: self.cwnd(),
+            pacing: self.ap.as_ref().map(TcpAp::stats),
         }
     }
 

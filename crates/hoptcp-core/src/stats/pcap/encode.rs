@@ -1,35 +1,42 @@
-//! pcap traces for Wireshark/tshark: every frame put on the air, as a
-//! monitor-mode capture (link type 127, radiotap + 802.11). DATA frames carry
-//! LLC/SNAP, a real IPv4 header and a UDP or TCP header with valid
-//! checksums; payload bytes are zeros and cut at the snap length, as a
-//! capture with a snaplen would be.
+//! One simulated frame as captured bytes: radiotap + 802.11 (link type
+//! 127). DATA frames carry LLC/SNAP, a real IPv4 header and a UDP or TCP
+//! header with valid checksums; payload bytes are zeros and cut at the snap
+//! length, as a capture with a snaplen would be.
+//!
+//! TCP numbers are bytes, as Wireshark expects: the setup segment (packet 0)
+//! is a SYN with sequence 0, data packet k starts at byte 1 + (k-1)·payload,
+//! the receiver's ACK of the SYN is a SYN-ACK (its own sequence 0), its
+//! later ACKs carry sequence 1 and name the next byte expected, and data
+//! segments carry the ACK flag acknowledging the SYN-ACK. The window field
+//! is 65,535 (no scaling).
 //!
 //! Addresses: node i has MAC 02:00:00:00:hh:ll (i = hhll) and IPv4 10.0.x.y
 //! with x.y = i + 1 (so node 0 is 10.0.0.1). The radio is labelled as
 //! 2.4 GHz channel 1 (DSSS) or 5 GHz channel 36 (OFDM); ns-2's 914 MHz
 //! WaveLAN has no 802.11 channel number.
 
-use crate::engine::Time;
 use crate::mac::{Frame, FrameKind, Standard, BROADCAST};
 use crate::net::{Body, Ecn, Packet};
 use etherparse::{IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, TsResolution};
-use std::fs::File;
-use std::io::BufWriter;
-use std::time::Duration;
 
 /// Bytes kept of each frame (radiotap + 802.11 + LLC + IP + TCP headers and
 /// some payload).
 pub const SNAPLEN: u32 = 160;
 
-pub struct PcapTrace {
-    writer: PcapWriter<BufWriter<File>>,
-    /// Payload bytes per packet of each flow, to show TCP numbers in bytes.
-    flow_mss: Vec<u32>,
+/// What the encoder needs to know about a flow.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowInfo {
+    /// TCP payload bytes per packet (to show sequence numbers in bytes); 1 for UDP.
+    pub mss: u32,
+    /// The TCP flow starts with a setup segment (SYN).
+    pub syn: bool,
+}
+
+/// Encodes frames into a reused buffer.
+pub struct FrameEncoder {
+    flows: Vec<FlowInfo>,
     buf: Vec<u8>,
     zeros: Vec<u8>,
-    frames: u64,
 }
 
 pub fn mac_addr(node: u32) -> [u8; 6] {
@@ -45,37 +52,20 @@ pub fn ip_addr(node: u32) -> [u8; 4] {
     v.to_be_bytes()
 }
 
-impl PcapTrace {
-    pub fn create(path: &std::path::Path, flow_mss: Vec<u32>) -> std::io::Result<Self> {
-        let file = BufWriter::with_capacity(1 << 16, File::create(path)?);
-        let header = PcapHeader {
-            version_major: 2,
-            version_minor: 4,
-            ts_correction: 0,
-            ts_accuracy: 0,
-            snaplen: SNAPLEN,
-            datalink: DataLink::IEEE802_11_RADIOTAP,
-            ts_resolution: TsResolution::NanoSecond,
-            endianness: Endianness::Little,
-        };
-        let writer = PcapWriter::with_header(file, header).map_err(std::io::Error::other)?;
-        Ok(PcapTrace { writer, flow_mss, buf: Vec::with_capacity(2048), zeros: Vec::new(), frames: 0 })
+impl FrameEncoder {
+    pub fn new(flows: Vec<FlowInfo>) -> Self {
+        FrameEncoder { flows, buf: Vec::with_capacity(2048), zeros: Vec::new() }
     }
 
-    pub fn frames(&self) -> u64 {
-        self.frames
-    }
-
-    /// Record `frame` sent at `t` at `rate_bps`; `packet` is the carried
-    /// packet for DATA frames.
-    pub fn record(
+    /// The captured bytes of `frame` sent at `rate_bps` (`packet`: the
+    /// carried packet of DATA frames) and its length on the medium.
+    pub fn encode(
         &mut self,
-        t: Time,
         frame: &Frame,
         rate_bps: f64,
         standard: Standard,
         packet: Option<&Packet>,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<(&[u8], u32)> {
         let b = &mut self.buf;
         b.clear();
         // Radiotap: version, pad, length 14, present = Flags | Rate | Channel.
@@ -84,8 +74,10 @@ impl PcapTrace {
         b.push(0); // flags: no FCS included
         b.push((rate_bps / 500_000.0).round() as u8);
         let (freq, chan_flags): (u16, u16) = match standard {
-            Standard::Dsss => (2412, 0x0080 | 0x0020),
+            Standard::Dsss | Standard::Ns2G => (2412, 0x0080 | 0x0020),
             Standard::Ofdm => (5180, 0x0100 | 0x0040),
+            // 2 GHz, dynamic CCK-OFDM.
+            Standard::Erp => (2412, 0x0080 | 0x0400),
         };
         b.extend_from_slice(&freq.to_le_bytes());
         b.extend_from_slice(&chan_flags.to_le_bytes());
@@ -112,7 +104,7 @@ impl PcapTrace {
                 b.extend_from_slice(&((frame.seq & 0x0fff) << 4).to_le_bytes());
                 b.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]); // LLC/SNAP, IPv4
                 if let Some(p) = packet {
-                    write_ip(b, p, &mut self.zeros, &self.flow_mss)?;
+                    write_ip(b, p, &mut self.zeros, &self.flows)?;
                 }
             }
         }
@@ -122,22 +114,13 @@ impl PcapTrace {
             _ => b.len(),
         };
         let incl = b.len().min(SNAPLEN as usize);
-        let pkt = PcapPacket::new(Duration::from_nanos(t), orig_len.max(incl) as u32, &b[..incl]);
-        self.writer.write_packet(&pkt).map_err(std::io::Error::other)?;
-        self.frames += 1;
-        Ok(())
-    }
-
-    /// Flush buffered records to the file.
-    pub fn finish(self) -> std::io::Result<()> {
-        use std::io::Write;
-        self.writer.into_writer().flush()
+        Ok((&b[..incl], orig_len.max(incl) as u32))
     }
 }
 
 /// IPv4 header and transport header with correct checksums; the payload is
 /// zeros (only its length matters to the simulation).
-fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>, flow_mss: &[u32]) -> std::io::Result<()> {
+fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>, flows: &[FlowInfo]) -> std::io::Result<()> {
     let payload_len = p.payload_bytes() as usize;
     if zeros.len() < payload_len {
         zeros.resize(payload_len, 0);
@@ -165,25 +148,44 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>, flow_mss: &[u32]) 
             udp.write(b)?;
         }
         Body::Tcp(seg) => {
-            // Packet-counted sequence numbers shown as bytes: packet k starts
-            // at byte k·payload; the ACK names the next byte expected.
-            let mss = flow_mss.get(p.flow as usize).copied().unwrap_or(1).max(1) as u64;
+            let flow = flows.get(p.flow as usize).copied().unwrap_or_default();
             let (sport, dport) = if p.reverse { (80, port) } else { (port, 80) };
-            let mut tcp = TcpHeader::new(sport, dport, 0, 65_535);
-            if seg.is_ack {
-                tcp.ack = true;
-                tcp.acknowledgment_number = seg.ack.wrapping_add(1).wrapping_mul(mss) as u32;
-                tcp.ece = seg.ece;
-            } else {
-                tcp.sequence_number = seg.seq.wrapping_mul(mss) as u32;
-                tcp.syn = seg.syn;
-                tcp.cwr = seg.cwr;
-            }
-            tcp.checksum = tcp.calc_checksum_ipv4(&ip, payload).map_err(std::io::Error::other)?;
+            let tcp = tcp_header(&seg, flow, sport, dport, &ip, payload)?;
             tcp.write(b)?;
         }
     }
     let room = (SNAPLEN as usize).saturating_sub(b.len());
     b.extend_from_slice(&payload[..payload_len.min(room)]);
     Ok(())
+}
+
+/// Packet-counted TCP numbers as bytes (see the module comment).
+fn tcp_header(
+    seg: &crate::transport::tcp::segment::TcpSegment,
+    flow: FlowInfo,
+    sport: u16,
+    dport: u16,
+    ip: &Ipv4Header,
+    payload: &[u8],
+) -> std::io::Result<TcpHeader> {
+    let mss = flow.mss.max(1) as u64;
+    let mut tcp = TcpHeader::new(sport, dport, 0, 65_535);
+    tcp.ack = true;
+    if seg.is_ack {
+        // The cumulative ack names the highest in-order packet: the next
+        // byte expected follows it. Acking packet 0 (the SYN) is the SYN-ACK.
+        tcp.syn = flow.syn && seg.ack == 0;
+        tcp.sequence_number = if tcp.syn { 0 } else { 1 };
+        tcp.acknowledgment_number = seg.ack.wrapping_mul(mss).wrapping_add(1) as u32;
+        tcp.ece = seg.ece;
+    } else if seg.syn {
+        tcp.syn = true;
+        tcp.ack = false;
+    } else {
+        tcp.sequence_number = seg.seq.saturating_sub(1).wrapping_mul(mss).wrapping_add(1) as u32;
+        tcp.acknowledgment_number = 1;
+        tcp.cwr = seg.cwr;
+    }
+    tcp.checksum = tcp.calc_checksum_ipv4(ip, payload).map_err(std::io::Error::other)?;
+    Ok(tcp)
 }

@@ -1,0 +1,29 @@
+"""Type stubs of the compiled core (crates/hoptcp-py): strings and numbers in, JSON out."""
+
+from typing import Any, Callable, Sequence
+
+class ScenarioError(ValueError):
+    """The scenario is invalid; the message names the key, the value and what is allowed."""
+
+    key: str
+
+def version() -> str:
+    """hoptcp-core version (package version + digest of the core's source)."""
+
+def resolve(scenario_toml: str, overrides: Sequence[tuple[str, str]]) -> str:
+    """Canonical JSON of the fully resolved scenario; raises ScenarioError."""
+
+def run(
+    scenario_toml: str,
+    overrides: Sequence[tuple[str, str]],
+    seed: int | None = None,
+    pcap: str | None = None,
+    progress: Callable[[float], Any] | None = None,
+    progress_every_s: float = 0.25,
+) -> str:
+    """Run one simulation and return its JSON result. ``progress(fraction)`` is
+    called at most every ``progress_every_s`` seconds; Ctrl-C or an exception
+    from ``progress`` stops the run. Raises ScenarioError, OSError (trace)."""
+
+def model(name: str, params_json: str) -> str:
+    """Evaluate an analytic model with JSON parameters; returns JSON; ValueError."""

@@ -1,0 +1,143 @@
+"""Readable output: tables at 80 columns, one number convention, the sweep's
+metrics in results show, plot filters, reproduce --check, drop causes."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+import hoptcp
+from hoptcp.cli import _fmt, _print_summary, main
+
+
+def run_cli(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("value, text", [
+    (0, "0"), (999, "999"), (1000, "1,000"), (1234567, "1,234,567"), (-12345, "-12,345"),
+    (0.5, "0.5"), (3.14159, "3.142"), (999.94, "999.9"), (1234.5, "1,234"), (1234567.8, "1,234,568"),
+    (0.000123, "0.000123"), (1.5e-7, "1.5e-07"), (2.5e16, "2.5e+16"), (float("nan"), "-"), (None, "-"),
+    (True, "yes"),
+])
+def test_one_number_convention(value, text):
+    assert _fmt(value) == text
+
+
+def test_summary_at_80_columns_keeps_parameters_readable(fake_core, scenario_file, tmp_path):
+    from rich.console import Console
+
+    df = hoptcp.sweep(scenario_file, grid={"tcp.max_window": [1, 2], "mac.queue_limit": [10, 50]},
+                      set={"tcp.payload_bytes": 1000}, replications=2, store=tmp_path / "r.db", progress=False,
+                      name="wide")
+    metrics = ["aggregate_goodput_bps", "fairness_jain", "flow.0.avg_cwnd", "flow.0.avg_rtt_s",
+               "flow.0.retransmissions", "node.0.queue_max"]
+    buf = io.StringIO()
+    _print_summary(df, metrics, console=Console(file=buf, width=80, highlight=False))
+    text = buf.getvalue()
+    lines = text.splitlines()
+    assert max(len(ln) for ln in lines) <= 80, text
+    assert "tcp.max_window" in text and "mac.queue_limit" in text  # parameter names whole
+    assert "…" not in text  # nothing cut to an ellipsis
+    assert "aggregate_goodput" in text
+    assert "not shown for width:" in text and "node.0.queue_max" in text  # dropped metrics are named
+    wide = io.StringIO()
+    _print_summary(df, metrics, console=Console(file=wide, width=400, highlight=False))
+    assert "not shown" not in wide.getvalue()
+
+
+def test_results_show_uses_the_sweeps_metrics(fake_core, capsys, tmp_path, scenario_file):
+    db = tmp_path / "r.db"
+    hoptcp.sweep(scenario_file, grid={"tcp.max_window": [1, 2]}, replications=2, store=db, progress=False,
+                 name="m", metrics=["flow.*.avg_cwnd"])
+    code, out, err = run_cli(capsys, "results", "show", "--store", db)
+    assert code == 0 and "flow.0.avg_cwnd" in out and "aggregate_goodput_bps" not in out
+    code, out, err = run_cli(capsys, "results", "show", "--store", db, "-m", "fairness_jain")  # -m wins
+    assert code == 0 and "fairness_jain" in out and "avg_cwnd" not in out
+
+
+def test_plot_where_logx_ymin(fake_core, capsys, tmp_path, scenario_file, monkeypatch):
+    db = tmp_path / "r.db"
+    hoptcp.sweep(scenario_file, grid={"tcp.max_window": [1, 2, 4], "mac.queue_limit": [5, 6]}, replications=2,
+                 store=db, name="two", progress=False)
+    from hoptcp import plotting
+
+    seen = {}
+    real = plotting.plot_sweep
+
+    def spy(df, *a, **kw):
+        seen.update(rows=len(df), queue=set(df["mac.queue_limit"]), **kw)
+        ax = real(df, *a, **kw)
+        seen.update(xscale=ax.get_xscale(), ylim=ax.get_ylim())
+        return ax
+
+    monkeypatch.setattr(plotting, "plot_sweep", spy)
+    png = tmp_path / "p.png"
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "aggregate_goodput_bps",
+                             "--where", "mac.queue_limit=6", "--logx", "--ymin", "0", "-o", png)
+    assert code == 0, err
+    assert seen["rows"] == 6 and seen["queue"] == {6}
+    assert seen["xscale"] == "log" and seen["ylim"][0] == 0.0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "aggregate_goodput_bps",
+                             "--where", "mac.queue_limit=7", "-o", png)
+    assert code == 2 and "--where mac.queue_limit=7: no run has this value; values there: 5, 6" in err
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "aggregate_goodput_bps",
+                             "--where", "mac.queue_limimt=7", "-o", png)
+    assert code == 2 and "did you mean 'mac.queue_limit'" in err
+
+
+class _Claim:
+    def __init__(self, name, verdict):
+        self.verdict, self.summary = verdict, "x"
+        self.claim = type("C", (), {"name": name})()
+
+
+@pytest.mark.parametrize("verdicts, check, status", [
+    (["pass", "differs"], True, 0), (["pass", "fail"], True, 1), (["pass", "fail"], False, 0),
+])
+def test_reproduce_check_exit_status(fake_core, capsys, tmp_path, monkeypatch, verdicts, check, status):
+    from hoptcp import reproduce as rep
+
+    result = type("R", (), {"claims": [_Claim(f"c{i}", v) for i, v in enumerate(verdicts)],
+                            "report": tmp_path / "report.md"})()
+    monkeypatch.setattr(rep, "reproduce", lambda *a, **kw: result)
+    code, out, err = run_cli(capsys, "reproduce", "single-hop", "--quick", *(["--check"] if check else []))
+    assert code == status
+    if status:
+        assert err.strip() == "hoptcp: check failed: single-hop: 1 claim(s) fail: c1"
+
+
+def test_run_table_hides_drop_causes_that_dropped_nothing(fake_core, capsys, scenario_file):
+    code, out, err = run_cli(capsys, "run", scenario_file)
+    assert code == 0 and "queue_overflow" in out
+    assert "no_route" not in out and "ttl" not in out  # always zero in the fake core's result
+    code, out, err = run_cli(capsys, "run", scenario_file, "--json")
+    assert json.loads(out)["drops"]["no_route"] == 0  # still in the full result
+
+
+def test_long_run_warns_once_with_its_estimate():
+    from hoptcp.cli import _RunProgress
+
+    now = [0.0]
+    out = io.StringIO()
+    bar = _RunProgress("big", show=False, clock=lambda: now[0], stream=out)
+    with bar:
+        now[0] = 0.5
+        bar.update(0.25)  # 2 s in all: no warning
+        assert out.getvalue() == ""
+        now[0] = 1.0
+        bar.update(1e-9)  # 1e9 s: about 31.7 years
+        bar.update(2e-9)
+    lines = out.getvalue().splitlines()
+    assert lines == ["hoptcp: warning: big will take about 31.7 years of wall time at this speed "
+                     "(0.00% simulated in 1.0 s); Ctrl-C stops it"]
+    short = _RunProgress("day", show=False, clock=lambda: now[0], stream=io.StringIO())
+    with short:
+        now[0] += 2.0
+        short.update(1.0 / 86000)  # 2 s for 1/86000: 47.8 h, more than a day
+    assert "about 47 h 46 min of wall time" in short.stream.getvalue()
