@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import math
@@ -73,10 +74,26 @@ class Context:
         return self._resolved[key]
 
     def runs_at(self, point: Mapping[str, Any]) -> "pd.DataFrame":
-        df = self.runs
-        for k, v in point.items():
-            df = df[df[k] == v]
-        return df
+        return _at(self.runs, point)
+
+    def ns2_runs_at(self, point: Mapping[str, Any]) -> "pd.DataFrame | None":
+        """ns-2.35's runs at a sweep point (None without stored ns-2.35 runs, empty where
+        ns-2.35 did not run that point)."""
+        return None if self.ns2 is None else _at(self.ns2, point)
+
+    def for_ns2(self) -> "Context | None":
+        """This context with ns-2.35's runs in place of hoptcp's (for check functions)."""
+        if self.ns2 is None:
+            return None
+        return dataclasses.replace(self, runs=self.ns2, ns2=None)
+
+
+def _at(df: "pd.DataFrame", point: Mapping[str, Any]) -> "pd.DataFrame":
+    for k, v in point.items():
+        if k not in df.columns:
+            return df.iloc[0:0]
+        df = df[df[k] == v]
+    return df
 
 
 @dataclass(frozen=True)
@@ -97,6 +114,8 @@ class PointRow:
     deviation: str
     verdict: str
     evidence: Evidence | None = None  # evaluated where the rule fails and the claim names a function
+    #: the same value computed from ns-2.35's runs (None: no stored ns-2.35 runs here)
+    ns2: Estimate | None = None
 
     @property
     def label(self) -> str:
@@ -144,7 +163,7 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
         else:
             evidence = _evidence(claim, ctx, point)
             verdict = "differs" if evidence is not None and evidence.shown is True else "fail"
-        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, evidence))
+        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, evidence, _ns2_estimate(claim, ctx, point)))
     return ClaimResult(claim, rows)
 
 
@@ -152,19 +171,38 @@ def _measure(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> tuple[Esti
     """hoptcp's estimate for a claim at a point of ``ctx``'s sweep, and the reference value."""
     from .registry import need
 
-    runs = ctx.runs_at(point)
-    if claim.check:
-        got = need("check", claim.check)(ctx, runs, point)
-        est = got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
-    else:
-        if claim.value not in runs.columns:
-            raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
-        est = mean_ci(runs[claim.value])
+    est = _estimate(claim, ctx, ctx.runs_at(point), point)
     ref = None
     if claim.reference:
         ref_point = point if claim.per_point or len(ctx.points) != 1 else ctx.points[0]
         ref = float(need("reference", claim.reference)(ctx, ref_point))
     return est, ref
+
+
+def _estimate(claim: Claim, ctx: Context, runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """The claim's value from ``runs`` (a metric's mean, or its check function)."""
+    from .registry import need
+
+    if claim.check:
+        got = need("check", claim.check)(ctx, runs, point)
+        return got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
+    if claim.value not in runs.columns:
+        raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
+    return mean_ci(runs[claim.value])
+
+
+def _ns2_estimate(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> Estimate | None:
+    """The claim's value from ns-2.35's stored runs; None when there are none for this point
+    or the value needs a metric ns-2.35's traces do not give."""
+    nctx = ctx.for_ns2()
+    runs = ctx.ns2_runs_at(point)
+    if nctx is None or runs is None or runs.empty:
+        return None
+    try:
+        est = _estimate(claim, nctx, runs, point)
+    except (SpecError, ValueError, KeyError, ZeroDivisionError):
+        return None
+    return None if math.isnan(est.mean) else est
 
 
 def claim_on(ctx: Context, claim: Claim, point: Mapping[str, Any]) -> tuple[Estimate, bool | None, str]:
@@ -280,6 +318,36 @@ def entry_values(entry: Entry, ctx: Context) -> dict[str, Any]:
     return values
 
 
+def _est(est: Estimate | None, claim: Claim) -> str:
+    if est is None or math.isnan(est.mean):
+        return "-"
+    ci = "" if math.isnan(est.ci) else f" ± {est.ci * claim.scale:.3g}"
+    return f"{_num(est.mean, claim)}{ci}"
+
+
+def _ns2_line(entry: Entry, ns2_runs: "pd.DataFrame | None", quick: bool) -> str:
+    from ..ns2 import stored
+
+    meta = stored.info(entry.id)
+    plan = stored.plan_of(entry.id)
+    if plan.unsupported:
+        return f"no ns-2.35 column: {plan.unsupported}"
+    if meta is None:
+        return "no stored ns-2.35 runs (`hoptcp ns2 reproduce-data " + entry.id + "` makes them)"
+    if ns2_runs is None:
+        return (f"stored runs are for the full sweep's settings, not this {'quick ' if quick else ''}run's; "
+                "no ns-2.35 column")
+    seeds = meta.get("seeds") or []
+    text = (f"{len(ns2_runs)} runs of the same scenarios (seeds {_values(list(seeds))}), "
+            f"`hoptcp/reproduce/ns2data/{entry.id}.csv`, {meta.get('ns2_version', '?')}, "
+            f"generated {meta.get('generated', '?')}")
+    if meta.get("runs") is not None and meta.get("runs") != len(ns2_runs):
+        text += f"; {meta['runs'] - len(ns2_runs)} runs left out where DSDV froze other routes than hoptcp's"
+    if meta.get("note"):
+        text += f". {meta['note']}"
+    return text
+
+
 def _values(vals: list[Any]) -> str:
     if len(vals) > 6 and all(isinstance(v, int) for v in vals) and vals == list(range(vals[0], vals[-1] + 1)):
         return f"{vals[0]}..{vals[-1]}"
@@ -310,13 +378,14 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
              f"this invocation took {elapsed:.1f} s |")
     L.append(f"| hoptcp | core {_bridge.version()}, package {hoptcp.__version__} |")
     L.append(f"| store | `{store}`, sweep `{ctx.spec.name}` |")
+    L.append(f"| ns-2.35 | {_ns2_line(entry, ctx.ns2, quick)} |")
     L.append(f"| date | {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} |")
     for side in entry.sides:
         L += _side_md(side, ctx.sides[side.name])
 
     L += ["", "## Claims"]
     for c in claims:
-        L += _claim_md(c, values, entry.id)
+        L += _claim_md(c, values, entry.id, ctx.ns2 is not None)
 
     if figures:
         L += ["", "## Figures"]
@@ -372,7 +441,7 @@ def _side_md(side: SideSweep, ctx: Context) -> list[str]:
     return L
 
 
-def _claim_columns(c: ClaimResult) -> list[tuple[str, Callable[[PointRow], str]]]:
+def _claim_columns(c: ClaimResult, with_ns2: bool) -> list[tuple[str, Callable[[PointRow], str]]]:
     """The columns of a claim's table: (header, cell of a row)."""
     cl = c.claim
 
@@ -385,19 +454,22 @@ def _claim_columns(c: ClaimResult) -> list[tuple[str, Callable[[PointRow], str]]
         ci = "" if math.isnan(est.ci) else f" ± {est.ci * cl.scale:.3g}"
         return "-" if math.isnan(est.mean) else f"{_num(est.mean, cl)}{ci}"
 
+    ns2 = [("ns-2.35 (mean ± 95% CI)", lambda r: _est(r.ns2, cl)),
+           ("n", lambda r: str(r.ns2.n) if r.ns2 is not None else "-")] if with_ns2 else []
     return [
         ("point", lambda r: r.label),
         ("paper", paper),
         ("reference", lambda r: _num(r.reference, cl) if r.reference is not None else "-"),
         ("hoptcp (mean ± 95% CI)", hoptcp),
         ("n", lambda r: str(r.estimate.n)),
+        *ns2,
         ("deviation", lambda r: r.deviation),
         ("verdict", lambda r: f"**{r.verdict}**"),
         ("rule", lambda r: cl.rule.text),
     ]
 
 
-def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str) -> list[str]:
+def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2: bool = False) -> list[str]:
     cl = c.claim
     L = ["", f"### {cl.name}: {c.verdict}", ""]
     L.append(f"Paper: {cl.paper}" + (f" (printed value {cl.paper_value:g})" if cl.paper_value is not None else ""))
@@ -406,7 +478,7 @@ def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str) -> list[
     L.append(f"hoptcp value: {how}; ± is the 95% confidence half-width (Student t over seeds).")
     if cl.reference:
         L.append(f"Reference: `{cl.reference}` ({where('reference', cl.reference)}).")
-    cols = _claim_columns(c)
+    cols = _claim_columns(c, with_ns2)
     L += ["", "| " + " | ".join(h for h, _ in cols) + " |", "|" + "---|" * len(cols)]
     L += ["| " + " | ".join(cell(r) for _, cell in cols) + " |" for r in c.rows]
     if cl.known_difference:

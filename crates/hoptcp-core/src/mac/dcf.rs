@@ -9,7 +9,7 @@
 //! needs from the outside world goes through [`MacEnv`]: the clock, timers,
 //! putting a frame on the air, the interface queue, and the layer above.
 
-use super::backoff::Backoff;
+use super::backoff::{Backoff, SlotCount};
 use super::frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 use super::policy::LinkPolicy;
 use super::timing::Timing;
@@ -31,6 +31,8 @@ pub struct MacParams {
     pub rts_time: Time,
     pub cts_time: Time,
     pub ack_time: Time,
+    /// How a backoff pause counts elapsed slots (exact, or as ns-2's doubles).
+    pub slot_count: SlotCount,
 }
 
 impl MacParams {
@@ -46,6 +48,7 @@ impl MacParams {
             rts_time: timing.basic_airtime(format.rts_bytes()),
             cts_time: timing.basic_airtime(format.cts_bytes()),
             ack_time: timing.basic_airtime(format.ack_bytes()),
+            slot_count: SlotCount::Exact,
             timing,
             format,
             rts_threshold,
@@ -343,7 +346,7 @@ impl Dcf {
             self.start_timer(MacTimer::Backoff, at, env);
         }
         if !idle && self.backoff.is_busy() && !self.backoff.is_paused() {
-            self.backoff.pause(now, p.timing.slot);
+            self.backoff.pause(now, p.timing.slot, p.slot_count);
             self.stop_timer(MacTimer::Backoff);
         }
         self.arm_nav_if_waiting(env);

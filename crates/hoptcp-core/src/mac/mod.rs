@@ -9,6 +9,7 @@ pub mod frame;
 pub mod policy;
 pub mod timing;
 
+pub use backoff::SlotCount;
 pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState};
 pub use frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 pub use policy::LinkPolicy;

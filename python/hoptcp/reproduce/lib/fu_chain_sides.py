@@ -15,6 +15,7 @@ from .fu_chain import (
     HOPS,
     RATE,
     SIZE,
+    TRACED_WINDOW,
     VARIANT,
     WIN,
     _b_c,
@@ -67,6 +68,9 @@ def fu_window_values(ctx: "Context") -> dict[str, Any]:
 
 # --- fu-avgwin ---------------------------------------------------------------------------
 
+#: the window Table 2 averages: cwnd_ as ns-2 traces it (no fast-recovery inflation)
+AVGWIN = TRACED_WINDOW
+
 AVGWIN_SWITCHES = {
     "no-ll-delay": "no LL delay (`ip.ll_delay_us = 0`)", "standard-frames": "802.11 header sizes",
     "initial-ssthresh-2": "initial ssthresh 2", "queue-20": "queue limit 20", "eight-hops": "8-hop chain",
@@ -80,7 +84,7 @@ def fu_avgwin_values(ctx: "Context") -> dict[str, Any]:
     out: dict[str, Any] = {}
     rows = ["| MaxWin | paper | hoptcp | deviation |", "|---|---|---|---|"]
     for w, paper in FU_TABLE2.items():
-        e = mean_ci(main[main[WIN] == w]["flow.0.avg_cwnd"])
+        e = mean_ci(main[main[WIN] == w][AVGWIN])
         out[f"avg_{w}"] = e.mean
         rows.append(f"| {w} | {paper:g} | {e.mean:.2f} ± {_f(e.ci, '.2f')} | {100 * (e.mean / paper - 1):+.1f}% |")
     out["table"] = "\n".join(rows)
@@ -93,12 +97,12 @@ def fu_avgwin_values(ctx: "Context") -> dict[str, Any]:
     closest = (math.inf, "", math.nan)
     for side, label in [("", "as the entry (the same seeds)"), *AVGWIN_SWITCHES.items()]:
         df = ctx.side(side).runs if side else main[main["seed"].isin(seeds)]
-        cells = [_f(df[df[WIN] == w]["flow.0.avg_cwnd"].mean(), ".2f") for w in windows]
+        cells = [_f(df[df[WIN] == w][AVGWIN].mean(), ".2f") for w in windows]
         top = df[df[WIN] == windows[-1]]
         side_per = 300.0 / float((ctx.side(side) if side else ctx).resolved({})["duration_s"]) if side else per
         rows.append(f"| {label} | " + " | ".join(cells) + f" | {_contention(top).mean() * side_per:.0f} | "
                     f"{top['flow.0.timeouts'].mean() * side_per:.1f} |")
-        v = float(top["flow.0.avg_cwnd"].mean())
+        v = float(top[AVGWIN].mean())
         if side and abs(v - FU_TABLE2[32]) < closest[0]:
             closest = (abs(v - FU_TABLE2[32]), label, v)
     out["switch_table"] = "\n".join(rows)
