@@ -736,6 +736,11 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, md_out: str | No
         con.print(f"wrote {md_out}")
 
 
+from .ns2.cli import register as _register_ns2  # noqa: E402  (hoptcp ns2 ..., hoptcp crosscheck)
+
+_register_ns2(cli)
+
+
 # --- entry point ------------------------------------------------------------------------
 
 def _exit_status(exc: BaseException) -> tuple[int, str | None]:

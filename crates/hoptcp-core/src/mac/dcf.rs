@@ -9,11 +9,11 @@
 //! needs from the outside world goes through [`MacEnv`]: the clock, timers,
 //! putting a frame on the air, the interface queue, and the layer above.
 
-use super::backoff::Backoff;
+use super::backoff::{Backoff, SlotCount};
 use super::frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 use super::policy::LinkPolicy;
 use super::timing::Timing;
-use crate::engine::time::ceil_us;
+use crate::engine::time::{ceil_us, round_us};
 use crate::engine::{RngStream, Time};
 use crate::net::MarkAction;
 use crate::phy::radio::{Arrival, Radio, RxStartOutcome, RxState};
@@ -32,6 +32,8 @@ pub struct MacParams {
     pub rts_time: Time,
     pub cts_time: Time,
     pub ack_time: Time,
+    /// How a backoff pause counts elapsed slots (exact, or as ns-2's doubles).
+    pub slot_count: SlotCount,
 }
 
 impl MacParams {
@@ -47,6 +49,7 @@ impl MacParams {
             rts_time: timing.basic_airtime(format.rts_bytes()),
             cts_time: timing.basic_airtime(format.cts_bytes()),
             ack_time: timing.basic_airtime(format.ack_bytes()),
+            slot_count: SlotCount::Exact,
             timing,
             format,
             rts_threshold,
@@ -59,6 +62,16 @@ impl MacParams {
     /// MAC frame length of a DATA frame carrying an IP packet of `ip_bytes`.
     pub fn data_bytes(&self, ip_bytes: u32) -> u32 {
         ip_bytes + self.format.data_overhead_bytes()
+    }
+
+    /// A Duration field (or NAV) in whole microseconds: ns-2 rounds to the nearest
+    /// (`usec()` in mac-802_11.h), IEEE 802.11 rounds up. Only 5.5 and 11 Mb/s DSSS
+    /// frames last fractions of a microsecond.
+    pub fn duration(&self, t: Time) -> Time {
+        match self.format {
+            FrameFormat::Ns2 => round_us(t),
+            FrameFormat::Standard => ceil_us(t),
+        }
     }
 }
 
@@ -342,7 +355,7 @@ impl Dcf {
             self.start_timer(MacTimer::Backoff, at, env);
         }
         if !idle && self.backoff.is_busy() && !self.backoff.is_paused() {
-            self.backoff.pause(now, p.timing.slot);
+            self.backoff.pause(now, p.timing.slot, p.slot_count);
             self.stop_timer(MacTimer::Backoff);
         }
         self.arm_nav_if_waiting(env);
@@ -452,7 +465,7 @@ impl Dcf {
             kind: FrameKind::Data,
             ta: self.id,
             ra: out.next_hop,
-            nav: if broadcast { 0 } else { ceil_us(p.timing.sifs + p.ack_time) },
+            nav: if broadcast { 0 } else { p.duration(p.timing.sifs + p.ack_time) },
             seq,
             retry: false,
             bytes,
@@ -474,7 +487,7 @@ impl Dcf {
             kind: FrameKind::Rts,
             ta: self.id,
             ra: out.next_hop,
-            nav: ceil_us(3 * p.timing.sifs + p.cts_time + data.airtime + p.ack_time),
+            nav: p.duration(3 * p.timing.sifs + p.cts_time + data.airtime + p.ack_time),
             seq: 0,
             retry: false,
             bytes: p.format.rts_bytes(),
@@ -705,7 +718,7 @@ impl Dcf {
             }
             RxStartOutcome::Captured => {
                 // ns-2 keeps carrier sense honest with an EIFS-long NAV.
-                self.set_nav(now + p.timing.eifs + frame.airtime, env);
+                self.set_nav(now + p.duration(p.timing.eifs + frame.airtime), env);
             }
             RxStartOutcome::Collided { extended } => {
                 self.counters.rx_collisions += 1;
@@ -756,7 +769,7 @@ impl Dcf {
             kind: FrameKind::Cts,
             ta: self.id,
             ra: f.ta,
-            nav: f.nav.saturating_sub(p.timing.sifs + p.cts_time),
+            nav: p.duration(f.nav.saturating_sub(p.timing.sifs + p.cts_time)),
             seq: 0,
             retry: false,
             bytes: p.format.cts_bytes(),

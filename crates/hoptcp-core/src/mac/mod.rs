@@ -4,14 +4,16 @@
 pub mod adaptive_pacing;
 pub mod backoff;
 pub mod dcf;
+#[cfg(test)]
+mod dcf_tests;
 pub mod frame;
 pub mod link_red;
 pub mod policy;
 pub mod timing;
 
 pub use adaptive_pacing::{AdaptivePacing, PacingTrigger};
+pub use backoff::SlotCount;
 pub use link_red::{LinkRed, LinkRedParams, RetryAverage};
-
 pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState};
 pub use frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 pub use policy::{FuLink, LinkPolicy, LinkReport};

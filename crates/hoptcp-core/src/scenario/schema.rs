@@ -4,7 +4,7 @@
 //! default so the canonical form (and its hash) says exactly what ran.
 
 use crate::engine::time::from_secs;
-use crate::mac::{FrameFormat, PacingTrigger, Standard};
+use crate::mac::{FrameFormat, PacingTrigger, SlotCount, Standard};
 use crate::net::MarkAction;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
 use serde::{Deserialize, Serialize};
@@ -169,6 +169,11 @@ pub struct MacSpec {
     pub cw_max: Option<u32>,
     /// Header sizes: "ns2" (ns-2.35) or "standard" (IEEE 802.11-2016).
     pub frame_format: FrameFormat,
+    /// How a frozen backoff counts the slots that elapsed: "exact" (integer
+    /// clock) or "ns2" (ns-2.35's double arithmetic, which drops a slot at
+    /// exact slot boundaries about every other time; see mac/backoff.rs).
+    #[serde(skip_serializing_if = "SlotCount::is_exact")]
+    pub backoff_slots: SlotCount,
     /// Link RED (Fu et al.): mark or drop as the average MAC retry count rises.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_red: Option<LinkRedSpec>,
@@ -225,6 +230,7 @@ impl Default for MacSpec {
             cw_min: None,
             cw_max: None,
             frame_format: FrameFormat::Ns2,
+            backoff_slots: SlotCount::Exact,
             link_red: None,
             adaptive_pacing: None,
         }
@@ -387,10 +393,13 @@ pub struct TcpSpec {
     pub delayed_ack: bool,
     pub min_rto_s: f64,
     pub initial_window: u32,
-    /// Initial slow-start threshold; omitted = max_window (ns-2 resets
-    /// ssthresh_ to window_ when the run starts).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub initial_ssthresh: Option<u32>,
+    /// Initial slow-start threshold (packets). ns-2.35 sets ssthresh_ =
+    /// window_ in `TcpAgent::reset()`, which runs when the agent is created
+    /// (tcp/tcp.cc, `delay_bind_init_all`) and never again for agents on
+    /// mobile nodes (`Node/MobileNode instproc reset` skips them): a script
+    /// that sets `$tcp set window_ 32` afterwards, as usual, starts with the
+    /// class default window_ of 20.
+    pub initial_ssthresh: u32,
     /// Vegas thresholds in packets (ns-2: v_alpha_ 1, v_beta_ 3, v_gamma_ 1).
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
@@ -410,7 +419,7 @@ impl Default for TcpSpec {
             delayed_ack: false,
             min_rto_s: 0.2,
             initial_window: 2,
-            initial_ssthresh: None,
+            initial_ssthresh: 20,
             vegas_alpha: 1.0,
             vegas_beta: 3.0,
             vegas_gamma: 1.0,

@@ -337,9 +337,7 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec]) -> R<()> {
     int_range("tcp.max_window", t.max_window as u64, 1, 1_000_000)?;
     positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
     int_range("tcp.initial_window", t.initial_window as u64, 1, 1_000_000)?;
-    if let Some(v) = t.initial_ssthresh {
-        int_range("tcp.initial_ssthresh", v as u64, 2, 1_000_000)?;
-    }
+    int_range("tcp.initial_ssthresh", t.initial_ssthresh as u64, 2, 1_000_000)?;
     non_negative("tcp.vegas_alpha", t.vegas_alpha, "packets")?;
     non_negative("tcp.vegas_gamma", t.vegas_gamma, "packets")?;
     if !(t.vegas_beta.is_finite() && t.vegas_beta >= t.vegas_alpha) {

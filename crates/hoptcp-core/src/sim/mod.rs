@@ -170,7 +170,7 @@ fn tcp_flow(f: &FlowPlan, seed: u64, link_rate_bps: f64) -> TcpFlow {
         payload_bytes: t.payload_bytes,
         max_window: t.max_window,
         initial_window: t.initial_window,
-        initial_ssthresh: t.initial_ssthresh.unwrap_or(0),
+        initial_ssthresh: t.initial_ssthresh,
         ecn: t.ecn,
         delayed_ack: t.delayed_ack,
         min_rto: from_secs(t.min_rto_s),
@@ -258,7 +258,7 @@ impl Simulation {
             Timing::new(sc.radio.standard, sc.radio.data_rate_mbps.unwrap(), sc.radio.basic_rate_mbps.unwrap());
         timing.cw_min = sc.mac.cw_min.unwrap_or(timing.cw_min);
         timing.cw_max = sc.mac.cw_max.unwrap_or(timing.cw_max);
-        let p = MacParams::new(
+        let mut p = MacParams::new(
             timing,
             sc.mac.frame_format,
             sc.mac.rts_threshold_bytes,
@@ -266,6 +266,7 @@ impl Simulation {
             sc.mac.long_retry_limit,
             sc.radio.capture_db,
         );
+        p.slot_count = sc.mac.backoff_slots;
         let n = plan.channel.len();
         let nodes = (0..n as u32)
             .map(|i| {

@@ -71,8 +71,12 @@ pub struct FlowReport {
 /// TCP sender statistics of a flow.
 #[derive(Clone, Debug, Serialize)]
 pub struct TcpFlowReport {
-    /// Time-weighted average of min(cwnd, max_window), packets.
+    /// Time-weighted average of min(cwnd, max_window), packets, with
+    /// NewReno's fast-recovery inflation: the window the sender can use.
     pub avg_cwnd: f64,
+    /// The same without the inflation: the average of ns-2's traced `cwnd_`,
+    /// which is what the papers computed from their traces.
+    pub avg_cwnd_traced: f64,
     /// Seconds spent at each window size (index = packets).
     pub cwnd_hist: Vec<f64>,
     pub final_cwnd: f64,
@@ -208,6 +212,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                     let s = t.sender.stats(end);
                     TcpFlowReport {
                         avg_cwnd: s.avg_window,
+                        avg_cwnd_traced: s.avg_window_traced,
                         cwnd_hist: s.window_hist,
                         final_cwnd: s.final_cwnd,
                         avg_rtt_s: s.avg_rtt_s,
