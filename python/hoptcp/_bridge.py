@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .errors import CoreUnavailableError, ScenarioError, SpecError
 
-__all__ = ["CONTRACT", "CoreUnavailableError", "available", "core", "model", "resolve_json", "run_json",
+__all__ = ["CONTRACT", "CoreUnavailableError", "available", "core", "model", "plan_json", "resolve_json", "run_json",
            "set_core", "use_core", "version"]
 
 Overrides = Sequence[tuple[str, str]]
@@ -139,6 +139,17 @@ def run_json(
         if progress is None and not kw:
             return c.run(toml_text, _pairs(overrides), seed, pcap)
         return c.run(toml_text, _pairs(overrides), seed, pcap, progress, **kw)
+    except c.ScenarioError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def plan_json(toml_text: str, overrides: Overrides = (), seed: int | None = None) -> str:
+    """The network a run would build (positions, links, flows with routes) as JSON."""
+    c = core()
+    if not hasattr(c, "plan"):
+        raise CoreUnavailableError("hoptcp._core lacks plan(); rebuild it from this source tree (`pip install .`)")
+    try:
+        return c.plan(toml_text, _pairs(overrides), seed)
     except c.ScenarioError as exc:
         raise ScenarioError(str(exc)) from None
 

@@ -211,7 +211,9 @@ _NODE_ROUTING_COLUMNS = (("rreq_sent", "RREQ sent", 1), ("rreq_forwarded", "RREQ
                          ("local_repairs", "local repairs", 1), ("route_discoveries", "discoveries", 1))
 _NODE_COLUMNS = (("rts_sent", "RTS", 1), ("cts_timeouts", "CTS t/o", 1), ("ack_timeouts", "ACK t/o", 1),
                  ("rx_collisions", "rx coll", 1), ("cts_withheld", "CTS withheld", 1), ("mac_drops", "MAC drops", 1),
-                 ("queue_max", "queue max", 1), ("queue_avg", "queue avg", 1), ("backlog_frac", "busy %", 100))
+                 ("queue_max", "queue max", 1), ("queue_avg", "queue avg", 1), ("backlog_frac", "busy %", 100),
+                 ("lred_marks", "LRED marks", 1), ("lred_drops", "LRED drops", 1),
+                 ("lred_avg_retry", "avg retry", 1), ("pacing_active_s", "pacing on s", 1))
 MAX_ROWS = 40
 
 
@@ -300,6 +302,8 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
                   f"{ci} kb/s[/bold]   Jain {_fmt(jain.get('mean'))}   stopped at {_fmt(bm.get('end_s'))} s")
     if pcap:
         con.print(f"packet trace written to {pcap}")
+    for w in raw.get("warnings") or []:
+        con.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
 
 
 def _print_routing(con: Any, routing: dict[str, Any], nodes: list[dict[str, Any]]) -> None:
@@ -760,6 +764,11 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, md_out: str | No
     if md_out:
         Path(md_out).write_text(b.markdown(rows, sweeps, b.baseline_rss_mb(), _bridge.version()))
         con.print(f"wrote {md_out}")
+
+
+from .ns2.cli import register as _register_ns2  # noqa: E402  (hoptcp ns2 ..., hoptcp crosscheck)
+
+_register_ns2(cli)
 
 
 # --- entry point ------------------------------------------------------------------------

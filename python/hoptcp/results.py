@@ -21,7 +21,8 @@ SERIES_KEYS = frozenset({"series"})
 FLOW_ORDER = ("src", "dst", "transport", "app", "hops", "packets_sent", "packets_delivered", "bytes_delivered",
               "goodput_bps", "avg_cwnd", "avg_rtt_s", "retransmissions", "timeouts", "fast_retransmits")
 NODE_ORDER = ("x", "y", "rts_sent", "cts_timeouts", "ack_timeouts", "retries", "rx_collisions", "cts_withheld",
-              "queue_max", "queue_avg", "mac_drops")
+              "queue_max", "queue_avg", "mac_drops", "lred_marks", "lred_drops", "lred_avg_retry", "pacing_active_s",
+              "pacing_backoffs", "pacing_extra_s")
 
 
 def _is_scalar(v: Any) -> bool:
@@ -102,6 +103,11 @@ class RunResult:
             if r.get("duration_s") is not None:
                 s["speedup"] = r["duration_s"] / wall
         return s
+
+    @property
+    def warnings(self) -> list[str]:
+        """Settings of this run that had no effect (e.g. ECN with nothing marking)."""
+        return [str(w) for w in self.raw.get("warnings") or []]
 
     def metrics(self) -> dict[str, Any]:
         """Flat dict of every scalar metric (``flow.0.goodput_bps``, ``drops.ttl``, ...)."""

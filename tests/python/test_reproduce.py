@@ -64,7 +64,7 @@ BASE = {
     ({"claims": [{"name": "c", "paper": "x", "value": "m", "rule": "within 1% of reference"}]}, "no 'reference'"),
     ({"claims": [{"name": "c", "paper": "x", "value": "m", "rule": "within 1% of paper"}]}, "no 'paper_value'"),
     ({"claims": [{"name": "c", "paper": "x", "check": "nope", "rule": "within 1..2"}]}, "check = 'nope'"),
-    ({"figures": [{"function": "nope", "file": "a.png"}]}, "function 'nope'"),
+    ({"figures": [{"function": "nope", "file": "a.png"}]}, "function = 'nope'"),
     ({"sweep": {"grid": {"a": []}}}, "grid.a: the list is empty"),
     ({"quick": {"durations": 3}}, "unknown key 'durations'"),
 ])

@@ -38,6 +38,20 @@ fn resolve(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>
     .map_err(scenario_err)
 }
 
+/// The network a run would build, as JSON: resolved scenario, node
+/// positions, links, and every flow with its route (see `Plan::to_json`).
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, overrides, seed=None))]
+fn plan(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
+    let text = scenario_toml.to_owned();
+    let mut overrides = overrides;
+    if let Some(s) = seed {
+        overrides.push(("seed".into(), s.to_string()));
+    }
+    py.detach(move || hoptcp_core::scenario::load(&text, &overrides).map(|p| p.to_json().to_string()))
+        .map_err(scenario_err)
+}
+
 /// Run one simulation and return its JSON result. `progress`, if given, is
 /// called with the fraction of simulated time done, at most every
 /// `progress_every_s` seconds (0: at every check, each 65,536 events); Ctrl-C
@@ -108,6 +122,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(model, m)?)?;
     Ok(())
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -20,11 +21,12 @@ from ..scenario import Scenario
 from ..sweep import SweepSpec
 
 ENTRY_KEYS = {"id", "title", "paper", "citation", "figure", "table", "description", "scenario", "derive",
-              "metrics", "notes", "sweep", "quick", "claims", "figures"}
+              "metrics", "notes", "values", "sweep", "quick", "side", "claims", "figures"}
 SWEEP_KEYS = {"grid", "zip", "set", "seeds", "replications"}
 QUICK_KEYS = SWEEP_KEYS | {"duration_s"}
+SIDE_KEYS = SWEEP_KEYS | {"name", "description", "scenario", "derive", "quick"}
 CLAIM_KEYS = {"name", "paper", "paper_value", "paper_by", "paper_values", "value", "check", "reference", "rule", "per_point",
-              "known_difference", "unit", "scale"}
+              "known_difference", "evidence", "unit", "scale"}
 FIGURE_KEYS_REQUIRED = {"function", "file"}
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -63,6 +65,11 @@ class Rule:
     @property
     def needs(self) -> str | None:
         return self.target if isinstance(self.target, str) else None
+
+    @property
+    def two_sided(self) -> bool:
+        """True for a tolerance on both sides (``within ...``); False for ``at least`` / ``at most``."""
+        return self.kind in ("rel", "abs", "range")
 
     def evaluate(self, value: float, reference: float | None, paper: float | None, scale: float = 1.0,
                  unit: str = "") -> tuple[bool | None, str]:
@@ -110,9 +117,18 @@ class Claim:
     paper_by: str | None = None
     paper_values: tuple[tuple[Any, float], ...] = ()
     per_point: bool = False
+    #: why hoptcp may differ; shown with the claim, but only ``evidence`` can make a verdict "differs"
     known_difference: str = ""
+    #: a function ``f(ctx, claim, point) -> Evidence`` that shows (or not) the cause of a failing rule
+    evidence: str | None = None
     unit: str = ""
     scale: float = 1.0
+
+    @property
+    def printed(self) -> list[float]:
+        """Every number the paper printed for this claim."""
+        return [n for _, n in self.paper_values] if self.paper_by is not None else (
+            [] if self.paper_value is None else [self.paper_value])
 
     def paper_at(self, point: Mapping[str, Any]) -> float | None:
         """The paper's printed number for a sweep point (or the claim's single one)."""
@@ -134,6 +150,60 @@ class FigureSpec:
 
 
 @dataclass(frozen=True)
+class SideSweep:
+    """A side experiment an entry declares (``[[side]]``): its own sweep, run and cached like the
+    main one, whose runs checks, evidence, value and figure functions read with ``ctx.side(name)``."""
+
+    name: str
+    description: str
+    scenario: Scenario
+    scenario_label: str
+    sweep: Mapping[str, Any]
+    quick: Mapping[str, Any]
+    derive: str | None = None
+
+    def sweep_spec(self, entry_id: str, quick: bool = False) -> SweepSpec:
+        return _build_spec(self.scenario, self.sweep, self.quick, quick, f"reproduce/{entry_id}/side/{self.name}",
+                           f"entry '{entry_id}' side '{self.name}'", self.description)
+
+    def derive_fn(self) -> Callable[[Mapping[str, Any]], Mapping[str, Any]] | None:
+        return _derive_fn(self.derive, self.scenario)
+
+
+def _build_spec(scenario: Scenario, sweep: Mapping[str, Any], quick_table: Mapping[str, Any], quick: bool,
+                name: str, where: str, description: str) -> SweepSpec:
+    """The sweep of an entry (or a side sweep), with the ``quick`` overrides applied when asked."""
+    s = dict(sweep)
+    if quick:
+        q = dict(quick_table)
+        if "seeds" in q or "replications" in q:
+            s.pop("seeds", None)
+            s.pop("replications", None)
+        s["set"] = {**_toml.flatten(s.get("set") or {}), **_toml.flatten(q.pop("set", None) or {})}
+        if "duration_s" in q:
+            s["set"]["duration_s"] = q.pop("duration_s")
+        for k in ("grid", "zip"):
+            if k in q:
+                s[k] = {**_toml.flatten(s.get(k) or {}), **_toml.flatten(q.pop(k))}
+        s.update(q)
+    try:
+        return SweepSpec.build(scenario, name=name + ("/quick" if quick else ""), grid=s.get("grid"),
+                               zip=s.get("zip"), set=s.get("set"), seeds=s.get("seeds"),
+                               replications=s.get("replications"), description=description)
+    except SpecError as exc:
+        raise SpecError(f"{where}{' [quick]' if quick else ''}: {exc}") from None
+
+
+def _derive_fn(name: str | None, base: Scenario) -> Callable[[Mapping[str, Any]], Mapping[str, Any]] | None:
+    if not name:
+        return None
+    from .registry import need
+
+    fn = need("derive", name)
+    return lambda params: fn(params, base)
+
+
+@dataclass(frozen=True)
 class Entry:
     id: str
     title: str
@@ -151,40 +221,27 @@ class Entry:
     derive: str | None = None
     notes: str = ""
     path: Path | None = None
+    sides: tuple[SideSweep, ...] = ()
+    #: functions ``f(ctx) -> {name: value}`` whose values fill ``{name}`` placeholders in the texts
+    values: tuple[str, ...] = ()
 
     def sweep_spec(self, quick: bool = False) -> SweepSpec:
-        s = dict(self.sweep)
-        if quick:
-            q = dict(self.quick)
-            if "seeds" in q or "replications" in q:
-                s.pop("seeds", None)
-                s.pop("replications", None)
-            s["set"] = {**_toml.flatten(s.get("set") or {}), **_toml.flatten(q.pop("set", None) or {})}
-            if "duration_s" in q:
-                s["set"]["duration_s"] = q.pop("duration_s")
-            for k in ("grid", "zip"):
-                if k in q:
-                    s[k] = {**_toml.flatten(s.get(k) or {}), **_toml.flatten(q.pop(k))}
-            s.update(q)
-        name = f"reproduce/{self.id}" + ("/quick" if quick else "")
-        try:
-            return SweepSpec.build(self.scenario, name=name, grid=s.get("grid"), zip=s.get("zip"),
-                                   set=s.get("set"), seeds=s.get("seeds"), replications=s.get("replications"),
-                                   description=self.title)
-        except SpecError as exc:
-            raise SpecError(f"entry '{self.id}'{' [quick]' if quick else ''}: {exc}") from None
+        return _build_spec(self.scenario, self.sweep, self.quick, quick, f"reproduce/{self.id}",
+                           f"entry '{self.id}'", self.title)
 
     def run_count(self, quick: bool = False) -> int:
-        return self.sweep_spec(quick).run_count()
+        """Runs of the main sweep and every side sweep."""
+        return self.sweep_spec(quick).run_count() + sum(s.sweep_spec(self.id, quick).run_count() for s in self.sides)
 
     def derive_fn(self) -> Callable[[Mapping[str, Any]], Mapping[str, Any]] | None:
-        if not self.derive:
-            return None
-        from .registry import need
+        return _derive_fn(self.derive, self.scenario)
 
-        fn = need("derive", self.derive)
-        base = self.scenario
-        return lambda params: fn(params, base)
+    def side(self, name: str) -> SideSweep:
+        for s in self.sides:
+            if s.name == name:
+                return s
+        raise SpecError(f"entry '{self.id}': no side sweep '{name}'; declared: "
+                        f"{', '.join(s.name for s in self.sides) or 'none'}")
 
 
 def _entries_dir() -> Path:
@@ -212,21 +269,12 @@ def _check_keys(where: str, doc: Mapping[str, Any], allowed: set[str]) -> None:
 
 
 def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
-    from .registry import find
-
     where = str(path) if path else "entry"
     _check_keys(where, doc, ENTRY_KEYS)
     eid = _need(where, doc, "id", str)
     if path is not None and path.stem != eid:
         raise SpecError(f"{where}: id '{eid}' must match the file name '{path.stem}'")
-    sc = _need(where, doc, "scenario", (str, dict))
-    if isinstance(sc, str):
-        file = _scenarios_dir() / sc
-        if not file.is_file():
-            raise SpecError(f"{where}: scenario '{sc}' not found under {_scenarios_dir()}")
-        scenario, label = Scenario.load(file), f"hoptcp/scenarios/{sc}"
-    else:
-        scenario, label = Scenario.from_dict(sc, name=eid), "inline [scenario]"
+    scenario, label = _scenario(where, _need(where, doc, "scenario", (str, dict)), eid)
     sweep = doc.get("sweep", {})
     quick = doc.get("quick", {})
     for name, table, allowed in (("sweep", sweep, SWEEP_KEYS), ("quick", quick, QUICK_KEYS)):
@@ -234,19 +282,25 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
             raise SpecError(f"{where}: [{name}] must be a table")
         _check_keys(f"{where} [{name}]", table, allowed)
     derive = doc.get("derive")
-    if derive is not None and find("derive", str(derive)) is None:
-        raise SpecError(f"{where}: derive = '{derive}': no such function in hoptcp.reproduce.builders or .lib")
+    if derive is not None:
+        _function(where, "derive", derive, "derive")
+    values = doc.get("values", [])
+    values = [values] if isinstance(values, str) else values
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise SpecError(f"{where}: values must be a function name or a list of them, got {doc.get('values')!r}")
+    for v in values:
+        _function(where, "values", v, "values")
+    sides = _sides(where, doc.get("side", []), scenario, label, derive)
     claims = []
     for i, c in enumerate(doc.get("claims", [])):
         cw = f"{where} claims[{i}]"
         _check_keys(cw, c, CLAIM_KEYS)
         if ("value" in c) == ("check" in c):
             raise SpecError(f"{cw}: give exactly one of 'value' (a metric) or 'check' (a function in checks.py)")
-        if "check" in c and find("check", c["check"]) is None:
-            raise SpecError(f"{cw}: check = '{c['check']}': no such function in hoptcp.reproduce.checks or .lib")
+        for key in ("check", "reference", "evidence"):
+            if key in c:
+                _function(cw, key, c[key], key)
         ref = c.get("reference")
-        if ref is not None and find("reference", ref) is None:
-            raise SpecError(f"{cw}: reference = '{ref}': no such function in hoptcp.reproduce.checks or .lib")
         rule = Rule.parse(_need(cw, c, "rule", str))
         if rule.needs == "reference" and ref is None:
             raise SpecError(f"{cw}: rule '{rule.text}' compares with the reference, but no 'reference' is given")
@@ -259,35 +313,141 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
             raise SpecError(f"{cw}: paper_values must be a list of [parameter value, printed number] pairs")
         if "paper_by" in c and not c.get("per_point"):
             raise SpecError(f"{cw}: paper_values are per point: set per_point = true")
+        if "paper_value" in c and not isinstance(c["paper_value"], (int, float)):
+            raise SpecError(f"{cw}: paper_value must be a number, got {c['paper_value']!r}")
         if rule.needs == "paper" and "paper_value" not in c and "paper_values" not in c:
             raise SpecError(f"{cw}: rule '{rule.text}' compares with the paper, but no 'paper_value' "
                             "(or 'paper_by' + 'paper_values') is given")
-        claims.append(Claim(
+        if "known_difference" in c:
+            _check_text(cw, "known_difference", c["known_difference"], values)
+        claim = Claim(
             name=_need(cw, c, "name", str), paper=_need(cw, c, "paper", str), rule=rule, value=c.get("value"),
             check=c.get("check"), reference=ref, paper_value=c.get("paper_value"),
             paper_by=c.get("paper_by"), paper_values=tuple((p[0], float(p[1])) for p in pairs),
             per_point=bool(c.get("per_point", False)), known_difference=c.get("known_difference", ""),
-            unit=c.get("unit", ""), scale=float(c.get("scale", 1.0))))
+            evidence=c.get("evidence"), unit=c.get("unit", ""), scale=float(c.get("scale", 1.0)))
+        _check_rule_against_print(cw, claim)
+        claims.append(claim)
     figs = []
     for i, f in enumerate(doc.get("figures", [])):
         fw = f"{where} figures[{i}]"
         for k in FIGURE_KEYS_REQUIRED:
             _need(fw, f, k, str)
-        if find("figure", f["function"]) is None:
-            raise SpecError(f"{fw}: function '{f['function']}': no such function in hoptcp.reproduce.figures or .lib")
+        _function(fw, "function", f["function"], "figure")
         opts = {k: v for k, v in f.items() if k not in ("function", "file", "caption")}
         figs.append(FigureSpec(f["function"], f["file"], f.get("caption", ""), opts))
     where_txt = " / ".join(str(doc[k]) for k in ("figure", "table") if k in doc) or "-"
     metrics = doc.get("metrics")
+    notes = doc.get("notes", "").strip()
+    _check_text(where, "notes", notes, values)
     entry = Entry(
         id=eid, title=_need(where, doc, "title", str), paper=_need(where, doc, "paper", str),
         citation=doc.get("citation", ""), where=where_txt, description=doc.get("description", "").strip(),
         scenario=scenario, scenario_label=label, sweep=sweep, quick=quick, claims=tuple(claims),
         figures=tuple(figs), metrics=tuple(metrics) if metrics is not None else None, derive=derive,
-        notes=doc.get("notes", "").strip(), path=path)
-    entry.sweep_spec(False)  # validate both sweeps now
-    entry.sweep_spec(True)
+        notes=notes, path=path, sides=sides, values=tuple(values))
+    for quick_run in (False, True):  # validate every sweep now
+        entry.sweep_spec(quick_run)
+        for side in sides:
+            side.sweep_spec(eid, quick_run)
     return entry
+
+
+def _scenario(where: str, sc: Any, name: str) -> tuple[Scenario, str]:
+    """A scenario file under the package's ``scenarios/`` folder, or an inline table."""
+    if isinstance(sc, str):
+        file = _scenarios_dir() / sc
+        if not file.is_file():
+            raise SpecError(f"{where}: scenario '{sc}' not found under {_scenarios_dir()}")
+        return Scenario.load(file), f"hoptcp/scenarios/{sc}"
+    return Scenario.from_dict(sc, name=name), "inline [scenario]"
+
+
+def _function(where: str, key: str, name: Any, kind: str) -> None:
+    from .registry import find, home
+
+    if not isinstance(name, str) or find(kind, name) is None:
+        raise SpecError(f"{where}: {key} = {name!r}: no such function in hoptcp.reproduce.{home(kind)} "
+                        "or hoptcp.reproduce.lib")
+
+
+def _sides(where: str, doc: Any, scenario: Scenario, label: str, derive: str | None) -> tuple[SideSweep, ...]:
+    if not isinstance(doc, list):
+        raise SpecError(f"{where}: side must be an array of tables ([[side]]), got {doc!r}")
+    sides: list[SideSweep] = []
+    for i, d in enumerate(doc):
+        sw = f"{where} side[{i}]"
+        if not isinstance(d, dict):
+            raise SpecError(f"{sw}: must be a table")
+        _check_keys(sw, d, SIDE_KEYS)
+        name = _need(sw, d, "name", str)
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+            raise SpecError(f"{sw}: name '{name}': use letters, digits, '_', '-' and '.' (it names the sweep and a file)")
+        if name in {s.name for s in sides}:
+            raise SpecError(f"{sw}: side sweep '{name}' is declared twice")
+        quick = _need(sw, d, "quick", dict)  # CI runs every entry --quick, sides included
+        _check_keys(f"{sw} [side.quick]", quick, QUICK_KEYS)
+        sc, lab = _scenario(sw, d["scenario"], name) if "scenario" in d else (scenario, label)
+        side_derive = d.get("derive", derive) or None
+        if side_derive is not None:
+            _function(sw, "derive", side_derive, "derive")
+        sweep = {k: v for k, v in d.items() if k in SWEEP_KEYS}
+        sides.append(SideSweep(name, str(d.get("description", "")).strip(), sc, lab, sweep, quick, side_derive))
+    return tuple(sides)
+
+
+def _check_rule_against_print(where: str, claim: Claim) -> None:
+    """A claim against a printed number needs a two-sided tolerance, and the printed number must pass it."""
+    printed = claim.printed
+    if not printed:
+        return
+    rule = claim.rule
+    if not rule.two_sided:
+        raise SpecError(f"{where}: rule '{rule.text}' is one-sided, but the claim compares with a printed number "
+                        f"({', '.join(f'{p:g}' for p in printed)}); use 'within P% of paper', 'within D of paper' "
+                        "or 'within A..B' (one-sided, 'a loss of about 4%' would be passed by 40%)")
+    if rule.needs == "reference":
+        return
+    for p in printed:
+        if rule.evaluate(p, None, p)[0] is not True:
+            raise SpecError(f"{where}: rule '{rule.text}' does not accept the paper's own number {p:g}")
+
+
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def placeholders(where: str, text: str) -> list[str]:
+    """The ``{name}`` / ``{name:format}`` placeholders of a text (``{{`` and ``}}`` are literal braces)."""
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+    except ValueError as exc:
+        raise SpecError(f"{where}: {exc} (placeholders are {{name}} or {{name:.3g}}; write {{{{ and }}}} for "
+                        "literal braces)") from None
+    for f in fields:
+        if not _FIELD.fullmatch(f):
+            raise SpecError(f"{where}: placeholder {{{f}}}: a placeholder is a plain name such as {{loss_pct}} "
+                            "or {loss_pct:.1f}")
+    return fields
+
+
+def _check_text(where: str, key: str, text: Any, values: list[str]) -> None:
+    if not isinstance(text, str):
+        raise SpecError(f"{where}: {key} must be a string, got {text!r}")
+    fields = placeholders(f"{where} {key}", text)
+    if fields and not values:
+        raise SpecError(f"{where}: {key} has placeholders ({', '.join('{' + f + '}' for f in fields)}) but the "
+                        "entry names no 'values' function to fill them")
+
+
+def render(text: str, values: Mapping[str, Any], where: str) -> str:
+    """Fill a text's placeholders with generated values."""
+    try:
+        return text.format_map(values)
+    except KeyError as exc:
+        raise SpecError(f"{where}: no value named {exc.args[0]!r} for the placeholder; the entry's values "
+                        f"functions give: {', '.join(sorted(values)) or 'nothing'}") from None
+    except (ValueError, TypeError) as exc:
+        raise SpecError(f"{where}: {exc}") from None
 
 
 def load_entry(path: str | Path) -> Entry:

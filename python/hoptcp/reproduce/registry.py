@@ -1,8 +1,8 @@
 """Finding the functions reproduction entries name.
 
 A name is looked up in the module for its kind (``builders`` for derive,
-``checks`` for check/reference, ``figures`` for figures) and then in every module
-of ``hoptcp.reproduce.lib``. Two modules must not define the same name.
+``checks`` for check/reference/evidence/values, ``figures`` for figures) and then in
+every module of ``hoptcp.reproduce.lib``. Two modules must not define the same name.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 from ..errors import SpecError
 
-_PRIMARY = {"derive": "builders", "check": "checks", "reference": "checks", "figure": "figures"}
+_PRIMARY = {"derive": "builders", "check": "checks", "reference": "checks", "evidence": "checks", "values": "checks",
+            "figure": "figures"}
 
 
 @cache
@@ -34,6 +35,11 @@ def find(kind: str, name: str) -> Callable[..., Any] | None:
     return found[0] if found else None
 
 
+def home(kind: str) -> str:
+    """The module (under hoptcp.reproduce) searched first for a kind of function."""
+    return _PRIMARY[kind]
+
+
 def where(kind: str, name: str) -> str:
     """The module that defines an entry's function, for reports (``hoptcp.reproduce.lib.fu_chain``)."""
     fn = find(kind, name)
@@ -43,8 +49,6 @@ def where(kind: str, name: str) -> str:
 def need(kind: str, name: str) -> Callable[..., Any]:
     fn = find(kind, name)
     if fn is None:
-        where = {"derive": "builders.py", "check": "checks.py", "reference": "checks.py",
-                 "figure": "figures.py"}[kind]
-        raise SpecError(f"{kind} = '{name}': no such function in hoptcp.reproduce.{where[:-3]} "
+        raise SpecError(f"{kind} = '{name}': no such function in hoptcp.reproduce.{_PRIMARY[kind]} "
                         "or hoptcp.reproduce.lib")
     return fn

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import math
@@ -17,7 +18,8 @@ from ..scenario import Scenario
 from ..stats import Estimate, mean_ci
 from ..store import DEFAULT_STORE, select_metrics
 from ..sweep import SweepSpec, run_sweep
-from .catalogue import Claim, Entry, catalogue, get_entry
+from . import ns2_results
+from .catalogue import Claim, Entry, SideSweep, catalogue, get_entry, render
 from .registry import where
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,18 +30,36 @@ VERDICT_ORDER = ("fail", "error", "no data", "differs", "pass")
 
 @dataclass
 class Context:
-    """What claim and figure functions see: the entry, its sweep and the runs."""
+    """What check, reference, evidence, values and figure functions see: the entry, one of
+    its sweeps (the main one, or a side sweep: ``name``) with its runs, the other sweeps
+    through ``side(name)``, and the stored ns-2.35 runs of the entry (``ns2``, or None)."""
 
     entry: Entry
     spec: SweepSpec
     runs: "pd.DataFrame"
     derive: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None
     quick: bool
+    name: str | None = None  # None: the main sweep; else the side sweep's name
+    sides: dict[str, "Context"] = field(default_factory=dict)
+    ns2: "pd.DataFrame | None" = None
+    #: scratch space for functions that share a costly intermediate result within one report
+    cache: dict[Any, Any] = field(default_factory=dict)
     _resolved: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def side(self, name: str) -> "Context":
+        """The context of a side sweep the entry declares (``[[side]]``)."""
+        if name not in self.sides:
+            self.entry.side(name)  # raises the error naming the declared sides
+            raise SpecError(f"entry '{self.entry.id}': side sweep '{name}' has not been run")
+        return self.sides[name]
 
     @property
     def params(self) -> list[str]:
         return self.spec.param_keys
+
+    @property
+    def points(self) -> list[dict[str, Any]]:
+        return self.spec.points()
 
     def scenario(self, point: Mapping[str, Any]) -> Scenario:
         sc = self.spec.scenario.with_overrides(self.spec.set).with_overrides(point)
@@ -54,10 +74,35 @@ class Context:
         return self._resolved[key]
 
     def runs_at(self, point: Mapping[str, Any]) -> "pd.DataFrame":
-        df = self.runs
-        for k, v in point.items():
-            df = df[df[k] == v]
-        return df
+        return _at(self.runs, point)
+
+    def ns2_runs_at(self, point: Mapping[str, Any]) -> "pd.DataFrame | None":
+        """ns-2.35's runs at a sweep point (None without stored ns-2.35 runs, empty where
+        ns-2.35 did not run that point)."""
+        return None if self.ns2 is None else _at(self.ns2, point)
+
+    def for_ns2(self) -> "Context | None":
+        """This context with ns-2.35's runs in place of hoptcp's (for check functions)."""
+        if self.ns2 is None:
+            return None
+        return dataclasses.replace(self, runs=self.ns2, ns2=None)
+
+
+def _at(df: "pd.DataFrame", point: Mapping[str, Any]) -> "pd.DataFrame":
+    for k, v in point.items():
+        if k not in df.columns:
+            return df.iloc[0:0]
+        df = df[df[k] == v]
+    return df
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What an evidence function found: whether the named cause of a difference is shown
+    (None: it could not be computed) and a short generated text saying what was measured."""
+
+    shown: bool | None
+    text: str
 
 
 @dataclass
@@ -68,6 +113,9 @@ class PointRow:
     holds: bool | None
     deviation: str
     verdict: str
+    evidence: Evidence | None = None  # evaluated where the rule fails and the claim names a function
+    #: the same value computed from ns-2.35's runs (None: no stored ns-2.35 runs here)
+    ns2: Estimate | None = None
 
     @property
     def label(self) -> str:
@@ -98,34 +146,93 @@ def _num(v: float | None, claim: Claim) -> str:
 
 
 def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
-    from .registry import need
-
     points = ctx.spec.points() if claim.per_point else [{}]
     rows = []
     for point in points:
-        runs = ctx.runs_at(point)
         try:
-            if claim.check:
-                got = need("check", claim.check)(ctx, runs, point)
-                est = got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
-            else:
-                if claim.value not in runs.columns:
-                    raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
-                est = mean_ci(runs[claim.value])
-            ref_point = point if claim.per_point or len(ctx.spec.points()) != 1 else ctx.spec.points()[0]
-            ref = float(need("reference", claim.reference)(ctx, ref_point)) if claim.reference else None
+            est, ref = _measure(claim, ctx, point)
         except (SpecError, ValueError, KeyError) as exc:
             rows.append(PointRow(point, Estimate(math.nan, math.nan, 0, math.nan), None, None, str(exc), "error"))
             continue
         holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+        evidence = None
         if holds is None:
             verdict = "no data"
         elif holds:
             verdict = "pass"
         else:
-            verdict = "differs" if claim.known_difference else "fail"
-        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict))
+            evidence = _evidence(claim, ctx, point)
+            verdict = "differs" if evidence is not None and evidence.shown is True else "fail"
+        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, evidence, _ns2_estimate(claim, ctx, point)))
     return ClaimResult(claim, rows)
+
+
+def _measure(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> tuple[Estimate, float | None]:
+    """hoptcp's estimate for a claim at a point of ``ctx``'s sweep, and the reference value."""
+    from .registry import need
+
+    est = _estimate(claim, ctx, ctx.runs_at(point), point)
+    ref = None
+    if claim.reference:
+        ref_point = point if claim.per_point or len(ctx.points) != 1 else ctx.points[0]
+        ref = float(need("reference", claim.reference)(ctx, ref_point))
+    return est, ref
+
+
+def _estimate(claim: Claim, ctx: Context, runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """The claim's value from ``runs`` (a metric's mean, or its check function)."""
+    from .registry import need
+
+    if claim.check:
+        got = need("check", claim.check)(ctx, runs, point)
+        return got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
+    if claim.value not in runs.columns:
+        raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
+    return mean_ci(runs[claim.value])
+
+
+def _ns2_estimate(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> Estimate | None:
+    """The claim's value from ns-2.35's stored runs; None when there are none for this point
+    or the value needs a metric ns-2.35's traces do not give."""
+    nctx = ctx.for_ns2()
+    runs = ctx.ns2_runs_at(point)
+    if nctx is None or runs is None or runs.empty:
+        return None
+    try:
+        est = _estimate(claim, nctx, runs, point)
+    except (SpecError, ValueError, KeyError, ZeroDivisionError):
+        return None
+    return None if math.isnan(est.mean) else est
+
+
+def claim_on(ctx: Context, claim: Claim, point: Mapping[str, Any]) -> tuple[Estimate, bool | None, str]:
+    """A claim measured on another sweep, typically a side experiment that switches the suspected
+    cause: (estimate, whether the claim's own rule holds there, deviation text). ``point`` selects
+    that sweep's runs (it may name extra parameters, such as the side sweep's ``duration_s``); the
+    paper's number is the one of the claim at the same point. For evidence functions."""
+    try:
+        est, ref = _measure(claim, ctx, point)
+    except (SpecError, ValueError, KeyError) as exc:
+        return Estimate(math.nan, math.nan, 0, math.nan), None, str(exc)
+    holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+    return est, holds, dev
+
+
+def _evidence(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> Evidence | None:
+    """The claim's evidence for a failing point: "differs" needs it shown; a text alone is not enough."""
+    from .registry import need
+
+    if not claim.evidence:
+        return None
+    try:
+        got = need("evidence", claim.evidence)(ctx, claim, point)
+    except (SpecError, ValueError, KeyError, ZeroDivisionError) as exc:
+        return Evidence(None, f"could not be evaluated: {exc}")
+    if isinstance(got, tuple) and len(got) == 2:
+        got = Evidence(*got)
+    if not isinstance(got, Evidence):
+        raise SpecError(f"evidence '{claim.evidence}' returned {got!r}; expected Evidence(shown, text)")
+    return got
 
 
 @dataclass
@@ -136,6 +243,8 @@ class Reproduction:
     figures: list[Path]
     report: Path
     runs: "pd.DataFrame"
+    context: Context | None = None
+    values: dict[str, Any] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -149,14 +258,19 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
     entry = entry_id if isinstance(entry_id, Entry) else get_entry(entry_id)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    spec = entry.sweep_spec(quick)
-    derive = entry.derive_fn()
+    kw = {"store": store, "jobs": jobs, "dask": dask, "progress": progress}
     t0 = time.perf_counter()
-    runs = run_sweep(spec, store=store, jobs=jobs, dask=dask, progress=progress, derive=derive)
+    ctx = _run(entry, entry.sweep_spec(quick), entry.derive_fn(), quick, None, kw)
+    for side in entry.sides:
+        ctx.sides[side.name] = _run(entry, side.sweep_spec(entry.id, quick), side.derive_fn(), quick, side.name, kw)
+    for side_ctx in ctx.sides.values():
+        side_ctx.sides = ctx.sides
     elapsed = time.perf_counter() - t0
-    ctx = Context(entry, spec, runs, derive, quick)
+    ctx.ns2 = ns2_results.load(entry, quick)
+    runs = ctx.runs
     claims = [evaluate_claim(c, ctx) for c in entry.claims]
     by_name = {c.claim.name: c for c in claims}
+    values = entry_values(entry, ctx)
     figures = []
     from .registry import need
 
@@ -165,14 +279,73 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
         path = out / f.file
         fig.savefig(path)
         figures.append(path)
-    cols = list(runs.columns)
-    if entry.metrics is not None:
-        keep = select_metrics(runs.attrs.get("metrics", []), entry.metrics)
-        cols = [c for c in cols if c not in runs.attrs.get("metrics", []) or c in keep]
-    runs[cols].to_csv(out / "results.csv", index=False)
+    _write_csv(runs, entry.metrics, out / "results.csv")
+    for name, side_ctx in ctx.sides.items():
+        _write_csv(side_ctx.runs, entry.metrics, out / f"side-{name}.csv")
     report = out / "report.md"
-    report.write_text(_report_md(entry, spec, quick, runs, claims, figures, elapsed, store), encoding="utf-8")
-    return Reproduction(entry, quick, claims, figures, report, runs)
+    report.write_text(_report_md(ctx, claims, figures, elapsed, store, values), encoding="utf-8")
+    return Reproduction(entry, quick, claims, figures, report, runs, ctx, values)
+
+
+def _write_csv(runs: "pd.DataFrame", metrics: tuple[str, ...] | None, path: Path) -> None:
+    """One row per run: the parameters and the entry's metrics (all metrics when it names none)."""
+    cols = list(runs.columns)
+    if metrics is not None:
+        keep = select_metrics(runs.attrs.get("metrics", []), metrics)
+        cols = [c for c in cols if c not in runs.attrs.get("metrics", []) or c in keep]
+    runs[cols].to_csv(path, index=False)
+
+
+def _run(entry: Entry, spec: SweepSpec, derive: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None,
+         quick: bool, name: str | None, kw: Mapping[str, Any]) -> Context:
+    runs = run_sweep(spec, derive=derive, **kw)
+    return Context(entry, spec, runs, derive, quick, name)
+
+
+def entry_values(entry: Entry, ctx: Context) -> dict[str, Any]:
+    """The generated values that fill the placeholders of an entry's texts."""
+    from .registry import need
+
+    values: dict[str, Any] = {}
+    for name in entry.values:
+        got = need("values", name)(ctx)
+        if not isinstance(got, Mapping):
+            raise SpecError(f"values '{name}' returned {type(got).__name__}; expected a mapping name -> value")
+        twice = sorted(set(got) & set(values))
+        if twice:
+            raise SpecError(f"entry '{entry.id}': value(s) {', '.join(twice)} given by more than one values function")
+        values.update(got)
+    return values
+
+
+def _est(est: Estimate | None, claim: Claim) -> str:
+    if est is None or math.isnan(est.mean):
+        return "-"
+    ci = "" if math.isnan(est.ci) else f" ± {est.ci * claim.scale:.3g}"
+    return f"{_num(est.mean, claim)}{ci}"
+
+
+def _ns2_line(entry: Entry, ns2_runs: "pd.DataFrame | None", quick: bool) -> str:
+    from ..ns2 import stored
+
+    meta = stored.info(entry.id)
+    plan = stored.plan_of(entry.id)
+    if plan.unsupported:
+        return f"no ns-2.35 column: {plan.unsupported}"
+    if meta is None:
+        return "no stored ns-2.35 runs (`hoptcp ns2 reproduce-data " + entry.id + "` makes them)"
+    if ns2_runs is None:
+        return (f"stored runs are for the full sweep's settings, not this {'quick ' if quick else ''}run's; "
+                "no ns-2.35 column")
+    seeds = meta.get("seeds") or []
+    text = (f"{len(ns2_runs)} runs of the same scenarios (seeds {_values(list(seeds))}), "
+            f"`hoptcp/reproduce/ns2data/{entry.id}.csv`, {meta.get('ns2_version', '?')}, "
+            f"generated {meta.get('generated', '?')}")
+    if meta.get("runs") is not None and meta.get("runs") != len(ns2_runs):
+        text += f"; {meta['runs'] - len(ns2_runs)} runs left out where DSDV froze other routes than hoptcp's"
+    if meta.get("note"):
+        text += f". {meta['note']}"
+    return text
 
 
 def _values(vals: list[Any]) -> str:
@@ -181,10 +354,11 @@ def _values(vals: list[Any]) -> str:
     return ", ".join(map(str, vals))
 
 
-def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame", claims: list[ClaimResult],
-               figures: list[Path], elapsed: float, store: Any) -> str:
+def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], elapsed: float, store: Any,
+               values: Mapping[str, Any]) -> str:
     import hoptcp
 
+    entry, quick = ctx.entry, ctx.quick
     L: list[str] = []
     L.append(f"# {entry.title}")
     L.append("")
@@ -198,46 +372,20 @@ def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame",
     L += ["", f"Overall verdict: **{overall}**" + (" (quick run: few seeds, short runs)" if quick else "")]
 
     L += ["", "## What was run", "", "| | |", "|---|---|"]
-    L.append(f"| scenario | `{entry.scenario_label}` |")
-    if spec.set:
-        L.append("| fixed settings | " + ", ".join(f"`{k} = {v}`" for k, v in spec.set.items()) + " |")
-    for k, v in spec.grid.items():
-        L.append(f"| grid | `{k}` = {_values(v)} |")
-    for k, v in spec.zip.items():
-        L.append(f"| varied together | `{k}` = {_values(v)} |")
-    if entry.derive:
-        L.append(f"| per-point builder | `{entry.derive}` ({where('derive', entry.derive)}) |")
-    seeds = spec.seeds if spec.seeds is not None else sorted(set(runs["seed"])) if len(runs) else []
-    L.append(f"| seeds | {_values(list(seeds))} |")
-    L.append(f"| runs | {len(runs)} ({runs.attrs.get('ran', 0)} simulated now, {runs.attrs.get('cached', 0)} from the store) |")
-    sim_wall = float(runs["wall_time_s"].sum()) if "wall_time_s" in runs.columns and len(runs) else math.nan
-    L.append(f"| simulation wall time | {sim_wall:.1f} s summed over runs; this invocation took {elapsed:.1f} s |")
+    L += _sweep_rows(ctx, entry.scenario_label, entry.derive)
+    sim_wall = sum(_wall(c.runs) for c in (ctx, *ctx.sides.values()))
+    L.append(f"| simulation wall time | {sim_wall:.1f} s summed over runs{' (side sweeps included)' if ctx.sides else ''}; "
+             f"this invocation took {elapsed:.1f} s |")
     L.append(f"| hoptcp | core {_bridge.version()}, package {hoptcp.__version__} |")
-    L.append(f"| store | `{store}`, sweep `{spec.name}` |")
+    L.append(f"| store | `{store}`, sweep `{ctx.spec.name}` |")
+    L.append(f"| ns-2.35 | {_ns2_line(entry, ctx.ns2, quick)} |")
     L.append(f"| date | {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} |")
+    for side in entry.sides:
+        L += _side_md(side, ctx.sides[side.name])
 
     L += ["", "## Claims"]
     for c in claims:
-        cl = c.claim
-        L += ["", f"### {cl.name}: {c.verdict}", ""]
-        L.append(f"Paper: {cl.paper}" + (f" (printed value {cl.paper_value:g})" if cl.paper_value is not None else ""))
-        how = (f"mean of metric `{cl.value}` over the runs" if cl.value
-               else f"check `{cl.check}` ({where('check', cl.check or '')})")
-        L.append(f"hoptcp value: {how}; ± is the 95% confidence half-width (Student t over seeds).")
-        if cl.reference:
-            L.append(f"Reference: `{cl.reference}` ({where('reference', cl.reference)}).")
-        L += ["", "| point | paper | reference | hoptcp (mean ± 95% CI) | n | deviation | verdict | rule |",
-              "|---|---|---|---|---|---|---|---|"]
-        for r in c.rows:
-            printed = cl.paper_at(r.point)
-            paper = _num(printed, cl) if printed is not None else "-"
-            ref = _num(r.reference, cl) if r.reference is not None else "-"
-            est = r.estimate
-            ci = "" if math.isnan(est.ci) else f" ± {est.ci * cl.scale:.3g}"
-            val = "-" if math.isnan(est.mean) else f"{_num(est.mean, cl)}{ci}"
-            L.append(f"| {r.label} | {paper} | {ref} | {val} | {est.n} | {r.deviation} | **{r.verdict}** | {cl.rule.text} |")
-        if cl.known_difference:
-            L += ["", f"Known difference: {cl.known_difference}"]
+        L += _claim_md(c, values, entry.id, ctx.ns2 is not None)
 
     if figures:
         L += ["", "## Figures"]
@@ -245,11 +393,120 @@ def _report_md(entry: Entry, spec: SweepSpec, quick: bool, runs: "pd.DataFrame",
             L += ["", f"![{spec_f.caption or f.stem}]({f.name})"]
             if spec_f.caption:
                 L += ["", f"*{spec_f.caption}*"]
-    L += ["", "## Notes", "", entry.notes or "No known differences recorded for this entry."]
-    L += ["", "Verdicts: **pass**: the rule holds for hoptcp's mean; **differs**: it does not, for a documented "
-          "reason (above); **fail**: it does not and no reason is known; **no data** / **error**: the value could "
-          "not be computed. Per-run numbers are in `results.csv`.", ""]
+    notes = render(entry.notes, values, f"entry '{entry.id}' notes") if entry.notes else ""
+    L += ["", "## Notes", "", notes or "No known differences recorded for this entry."]
+    L += ["", VERDICT_LEGEND + " Per-run numbers are in `results.csv`"
+          + (" and `side-NAME.csv`." if entry.sides else "."), ""]
     return "\n".join(L)
+
+
+VERDICT_LEGEND = (
+    "Verdicts: **pass**: the rule holds for hoptcp's mean (against a number the paper printed, the rule is a "
+    "tolerance on both sides); **differs**: it does not, and evidence the entry itself produces (a side "
+    "experiment it runs, or ns-2.35 agreeing with hoptcp) shows the cause; **fail**: it does not, and nothing "
+    "the entry runs shows why (a written explanation alone is not evidence); **no data** / **error**: the value "
+    "could not be computed.")
+
+
+def _wall(runs: "pd.DataFrame") -> float:
+    return float(runs["wall_time_s"].sum()) if "wall_time_s" in runs.columns and len(runs) else 0.0
+
+
+def _sweep_rows(ctx: Context, scenario_label: str, derive: str | None) -> list[str]:
+    """Table rows describing one sweep: scenario, settings, grid, seeds, run counts."""
+    spec, runs = ctx.spec, ctx.runs
+    L = [f"| scenario | `{scenario_label}` |"]
+    if spec.set:
+        L.append("| fixed settings | " + ", ".join(f"`{k} = {v}`" for k, v in spec.set.items()) + " |")
+    for k, v in spec.grid.items():
+        L.append(f"| grid | `{k}` = {_values(v)} |")
+    for k, v in spec.zip.items():
+        L.append(f"| varied together | `{k}` = {_values(v)} |")
+    if derive:
+        L.append(f"| per-point builder | `{derive}` ({where('derive', derive)}) |")
+    seeds = spec.seeds if spec.seeds is not None else sorted(set(runs["seed"])) if len(runs) else []
+    L.append(f"| seeds | {_values(list(seeds))} |")
+    L.append(f"| runs | {len(runs)} ({runs.attrs.get('ran', 0)} simulated now, {runs.attrs.get('cached', 0)} "
+             "from the store) |")
+    return L
+
+
+def _side_md(side: SideSweep, ctx: Context) -> list[str]:
+    L = ["", f"### Side experiment `{side.name}`", ""]
+    if side.description:
+        L += [side.description, ""]
+    L += ["| | |", "|---|---|"]
+    L += _sweep_rows(ctx, side.scenario_label, side.derive)
+    L.append(f"| store sweep | `{ctx.spec.name}` |")
+    return L
+
+
+def _claim_columns(c: ClaimResult, with_ns2: bool) -> list[tuple[str, Callable[[PointRow], str]]]:
+    """The columns of a claim's table: (header, cell of a row)."""
+    cl = c.claim
+
+    def paper(r: PointRow) -> str:
+        printed = cl.paper_at(r.point)
+        return _num(printed, cl) if printed is not None else "-"
+
+    def hoptcp(r: PointRow) -> str:
+        est = r.estimate
+        ci = "" if math.isnan(est.ci) else f" ± {est.ci * cl.scale:.3g}"
+        return "-" if math.isnan(est.mean) else f"{_num(est.mean, cl)}{ci}"
+
+    ns2 = [("ns-2.35 (mean ± 95% CI)", lambda r: _est(r.ns2, cl)),
+           ("n", lambda r: str(r.ns2.n) if r.ns2 is not None else "-")] if with_ns2 else []
+    return [
+        ("point", lambda r: r.label),
+        ("paper", paper),
+        ("reference", lambda r: _num(r.reference, cl) if r.reference is not None else "-"),
+        ("hoptcp (mean ± 95% CI)", hoptcp),
+        ("n", lambda r: str(r.estimate.n)),
+        *ns2,
+        ("deviation", lambda r: r.deviation),
+        ("verdict", lambda r: f"**{r.verdict}**"),
+        ("rule", lambda r: cl.rule.text),
+    ]
+
+
+def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2: bool = False) -> list[str]:
+    cl = c.claim
+    L = ["", f"### {cl.name}: {c.verdict}", ""]
+    L.append(f"Paper: {cl.paper}" + (f" (printed value {cl.paper_value:g})" if cl.paper_value is not None else ""))
+    how = (f"check `{cl.check}` ({where('check', cl.check)})" if cl.check
+           else f"mean of metric `{cl.value}` over the runs")
+    L.append(f"hoptcp value: {how}; ± is the 95% confidence half-width (Student t over seeds).")
+    if cl.reference:
+        L.append(f"Reference: `{cl.reference}` ({where('reference', cl.reference)}).")
+    cols = _claim_columns(c, with_ns2)
+    L += ["", "| " + " | ".join(h for h, _ in cols) + " |", "|" + "---|" * len(cols)]
+    L += ["| " + " | ".join(cell(r) for _, cell in cols) + " |" for r in c.rows]
+    if cl.known_difference:
+        text = render(cl.known_difference, values, f"entry '{entry_id}' claim '{cl.name}' known_difference")
+        L += ["", f"Known difference: {text}"]
+    L += _evidence_md(c)
+    return L
+
+
+def _evidence_md(c: ClaimResult) -> list[str]:
+    cl = c.claim
+    failing = [r for r in c.rows if r.holds is False]
+    if not cl.evidence:
+        if failing:
+            return ["", "Evidence: none produced by this entry, so a failing rule is a **fail**."]
+        return []
+    head = f"Evidence (`{cl.evidence}`, {where('evidence', cl.evidence)})"
+    if not failing:
+        return ["", f"{head}: not evaluated, the rule holds."]
+
+    def line(r: PointRow) -> str:
+        e = r.evidence
+        status = "not computed" if e is None or e.shown is None else "shown" if e.shown else "not shown"
+        return f"**{status}**: {e.text if e is not None else ''}".rstrip(": ")
+
+    if len(c.rows) == 1:
+        return ["", f"{head}: {line(failing[0])}"]
+    return ["", f"{head}, for each point where the rule fails:", ""] + [f"- {r.label}: {line(r)}" for r in failing]
 
 
 def reproduce_all(out: str | Path, *, quick: bool = False, store: str | Path = DEFAULT_STORE,

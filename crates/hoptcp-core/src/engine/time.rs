@@ -28,6 +28,11 @@ pub fn ceil_us(t: Time) -> Time {
     t.div_ceil(NS_PER_US) * NS_PER_US
 }
 
+/// Round a duration to the nearest microsecond, as ns-2's `usec()` does.
+pub fn round_us(t: Time) -> Time {
+    (t + NS_PER_US / 2) / NS_PER_US * NS_PER_US
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +45,7 @@ mod tests {
         assert_eq!(ceil_us(1), 1_000);
         assert_eq!(ceil_us(2_000), 2_000);
         assert_eq!(ceil_us(2_001), 3_000);
+        assert_eq!(round_us(2_499), 2_000);
+        assert_eq!(round_us(2_500), 3_000);
     }
 }

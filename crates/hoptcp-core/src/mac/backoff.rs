@@ -3,6 +3,31 @@
 //! whole slots that elapsed since then; a resume waits a full DIFS again.
 
 use crate::engine::Time;
+use serde::{Deserialize, Serialize};
+
+/// How a pause counts the slots that elapsed (`mac.backoff_slots`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlotCount {
+    /// Exactly, on the integer clock.
+    #[default]
+    Exact,
+    /// As ns-2.35 does, in double-precision seconds truncated to an integer
+    /// (mac-timers.cc, `BackoffTimer::pause`: `slots = int(sr/mst)` with
+    /// `sr = clock - (stime + difs_wait)`). When the medium turns busy exactly
+    /// at a slot boundary, which is the rule when a contender that started
+    /// counting at the end of the same frame wins (its frame arrives one
+    /// propagation delay after it started, and so did the loser's count),
+    /// rounding leaves `sr/mst` just below the whole number about every other
+    /// time and the slot is not counted.
+    Ns2,
+}
+
+impl SlotCount {
+    pub fn is_exact(&self) -> bool {
+        *self == SlotCount::Exact
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Backoff {
@@ -42,10 +67,18 @@ impl Backoff {
     }
 
     /// The medium turned busy: freeze, keeping the slots not yet counted.
-    pub fn pause(&mut self, now: Time, slot: Time) {
+    pub fn pause(&mut self, now: Time, slot: Time, count: SlotCount) {
         debug_assert!(self.busy && !self.paused);
         let counting_since = self.stime + self.difs_wait;
-        let slots = if now > counting_since { (now - counting_since) / slot } else { 0 };
+        let slots = match count {
+            SlotCount::Exact if now > counting_since => (now - counting_since) / slot,
+            SlotCount::Exact => 0,
+            SlotCount::Ns2 => {
+                let secs = |t: Time| t as f64 * 1e-9;
+                let sr = secs(now) - (secs(self.stime) + secs(self.difs_wait));
+                (sr / secs(slot)).max(0.0) as Time
+            }
+        };
         self.rtime = self.rtime.saturating_sub(slots * slot);
         self.paused = true;
         self.difs_wait = 0;
@@ -97,11 +130,41 @@ mod tests {
         let mut b = Backoff::default();
         b.start(0, 10 * SLOT, true, DIFS);
         // Busy 2.5 slots after DIFS: two slots consumed.
-        b.pause(DIFS + 2 * SLOT + SLOT / 2, SLOT);
+        b.pause(DIFS + 2 * SLOT + SLOT / 2, SLOT, SlotCount::Exact);
         assert_eq!(b.remaining(), 8 * SLOT);
         // Busy again during the DIFS wait: nothing consumed.
         b.resume(10_000_000, DIFS);
-        b.pause(10_000_000 + DIFS / 2, SLOT);
+        b.pause(10_000_000 + DIFS / 2, SLOT, SlotCount::Exact);
         assert_eq!(b.remaining(), 8 * SLOT);
+    }
+
+    #[test]
+    fn ns2_counting_loses_boundary_slots_about_half_the_time() {
+        // Busy exactly k slots after DIFS, at times of a long run: the exact count
+        // always keeps 30 - k slots; ns-2's double arithmetic often keeps one more.
+        let (mut lost, mut n) = (0, 0);
+        for i in 0..2000u64 {
+            let start = 15_000_000_000 + i * 7_654_321; // 15 s .. 30 s, arbitrary phases
+            let k = i % 30;
+            let now = start + DIFS + k * SLOT;
+            let mut exact = Backoff::default();
+            exact.start(start, 30 * SLOT, true, DIFS);
+            exact.pause(now, SLOT, SlotCount::Exact);
+            assert_eq!(exact.remaining(), (30 - k) * SLOT);
+            let mut ns2 = Backoff::default();
+            ns2.start(start, 30 * SLOT, true, DIFS);
+            ns2.pause(now, SLOT, SlotCount::Ns2);
+            let kept = ns2.remaining() / SLOT;
+            assert!(kept == 30 - k || kept == 31 - k, "k {k}: kept {kept}");
+            lost += (kept == 31 - k) as u32;
+            n += 1;
+        }
+        let share = lost as f64 / n as f64;
+        assert!((0.2..0.8).contains(&share), "share of boundary slots lost: {share}");
+        // Away from a boundary both count the same.
+        let mut b = Backoff::default();
+        b.start(0, 10 * SLOT, true, DIFS);
+        b.pause(DIFS + 3 * SLOT + SLOT / 2, SLOT, SlotCount::Ns2);
+        assert_eq!(b.remaining(), 7 * SLOT);
     }
 }

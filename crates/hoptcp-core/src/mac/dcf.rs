@@ -9,12 +9,13 @@
 //! needs from the outside world goes through [`MacEnv`]: the clock, timers,
 //! putting a frame on the air, the interface queue, and the layer above.
 
-use super::backoff::Backoff;
+use super::backoff::{Backoff, SlotCount};
 use super::frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 use super::policy::LinkPolicy;
 use super::timing::Timing;
-use crate::engine::time::ceil_us;
+use crate::engine::time::{ceil_us, round_us};
 use crate::engine::{RngStream, Time};
+use crate::net::MarkAction;
 use crate::phy::radio::{Arrival, Radio, RxStartOutcome, RxState};
 
 /// Node-independent MAC parameters (one copy per run).
@@ -31,6 +32,8 @@ pub struct MacParams {
     pub rts_time: Time,
     pub cts_time: Time,
     pub ack_time: Time,
+    /// How a backoff pause counts elapsed slots (exact, or as ns-2's doubles).
+    pub slot_count: SlotCount,
 }
 
 impl MacParams {
@@ -46,6 +49,7 @@ impl MacParams {
             rts_time: timing.basic_airtime(format.rts_bytes()),
             cts_time: timing.basic_airtime(format.cts_bytes()),
             ack_time: timing.basic_airtime(format.ack_bytes()),
+            slot_count: SlotCount::Exact,
             timing,
             format,
             rts_threshold,
@@ -58,6 +62,16 @@ impl MacParams {
     /// MAC frame length of a DATA frame carrying an IP packet of `ip_bytes`.
     pub fn data_bytes(&self, ip_bytes: u32) -> u32 {
         ip_bytes + self.format.data_overhead_bytes()
+    }
+
+    /// A Duration field (or NAV) in whole microseconds: ns-2 rounds to the nearest
+    /// (`usec()` in mac-802_11.h), IEEE 802.11 rounds up. Only 5.5 and 11 Mb/s DSSS
+    /// frames last fractions of a microsecond.
+    pub fn duration(&self, t: Time) -> Time {
+        match self.format {
+            FrameFormat::Ns2 => round_us(t),
+            FrameFormat::Standard => ceil_us(t),
+        }
     }
 }
 
@@ -90,6 +104,8 @@ pub enum TxResult {
     Broadcast,
     /// Given up; the routing layer should treat the link as failed.
     Dropped { reason: MacDrop, retries: u32 },
+    /// Dropped by Link RED before any transmission (not a link failure).
+    EarlyDrop,
 }
 
 /// The MAC's timers. Each has a generation counter: restarting or stopping a
@@ -137,6 +153,12 @@ pub trait MacEnv {
     fn deliver_up(&mut self, frame: &Frame);
     /// The MAC is done with a packet it took from the queue.
     fn packet_done(&mut self, out: &Outgoing, result: TxResult);
+    /// Link RED marks a packet: set CE if it is ECN-capable and return true;
+    /// return false (packet untouched) if it is not, and the MAC drops it.
+    /// Default: no packet is ECN-capable.
+    fn mark_ce(&mut self, _out: &Outgoing) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,7 +355,7 @@ impl Dcf {
             self.start_timer(MacTimer::Backoff, at, env);
         }
         if !idle && self.backoff.is_busy() && !self.backoff.is_paused() {
-            self.backoff.pause(now, p.timing.slot);
+            self.backoff.pause(now, p.timing.slot, p.slot_count);
             self.stop_timer(MacTimer::Backoff);
         }
         self.arm_nav_if_waiting(env);
@@ -386,6 +408,9 @@ impl Dcf {
     /// The interface queue hands us a packet (ns-2 `Mac802_11::send`).
     pub fn send(&mut self, out: Outgoing, p: &MacParams, env: &mut impl MacEnv) {
         debug_assert!(self.pkt_tx.is_none());
+        let Some(out) = self.link_layer_send(out, env) else {
+            return;
+        };
         self.callback_pending = true;
         self.cur_retries = 0;
         self.build_data(out, p);
@@ -402,6 +427,34 @@ impl Dcf {
         }
     }
 
+    /// The link policy's look at the head-of-line packet (Link RED's
+    /// `LinkLayerSend`): a packet it drops is done with at once and the next
+    /// one is taken from the queue. Returns the packet to send, if any.
+    fn link_layer_send(&mut self, mut out: Outgoing, env: &mut impl MacEnv) -> Option<Outgoing> {
+        loop {
+            if out.next_hop == BROADCAST {
+                return Some(out);
+            }
+            let marked = match self.policy.on_link_send(env.now()) {
+                None => return Some(out),
+                Some(MarkAction::Drop) => false,
+                Some(action) => {
+                    let marked = env.mark_ce(&out);
+                    if !marked && action == MarkAction::MarkEctOnly {
+                        return Some(out);
+                    }
+                    marked
+                }
+            };
+            self.policy.count_signal(marked);
+            if marked {
+                return Some(out);
+            }
+            env.packet_done(&out, TxResult::EarlyDrop);
+            out = env.pull_next()?;
+        }
+    }
+
     fn build_data(&mut self, out: Outgoing, p: &MacParams) {
         let bytes = p.data_bytes(out.ip_bytes);
         let broadcast = out.next_hop == BROADCAST;
@@ -412,7 +465,7 @@ impl Dcf {
             kind: FrameKind::Data,
             ta: self.id,
             ra: out.next_hop,
-            nav: if broadcast { 0 } else { ceil_us(p.timing.sifs + p.ack_time) },
+            nav: if broadcast { 0 } else { p.duration(p.timing.sifs + p.ack_time) },
             seq,
             retry: false,
             bytes,
@@ -434,7 +487,7 @@ impl Dcf {
             kind: FrameKind::Rts,
             ta: self.id,
             ra: out.next_hop,
-            nav: ceil_us(3 * p.timing.sifs + p.cts_time + data.airtime + p.ack_time),
+            nav: p.duration(3 * p.timing.sifs + p.cts_time + data.airtime + p.ack_time),
             seq: 0,
             retry: false,
             bytes: p.format.rts_bytes(),
@@ -592,6 +645,7 @@ impl Dcf {
             self.pkt_rts = None;
             if let Some((out, _)) = self.pkt_tx.take() {
                 self.counters.drops_rts_retry += 1;
+                self.policy.on_tx_done(self.cur_retries + 1);
                 env.packet_done(&out, TxResult::Dropped { reason: MacDrop::RtsRetry, retries: self.cur_retries });
             }
             self.ssrc = 0;
@@ -630,6 +684,7 @@ impl Dcf {
         if count >= limit {
             self.pkt_tx = None;
             self.counters.drops_data_retry += 1;
+            self.policy.on_tx_done(self.cur_retries + 1);
             env.packet_done(&out, TxResult::Dropped { reason: MacDrop::DataRetry, retries: self.cur_retries });
             if short {
                 self.ssrc = 0;
@@ -663,7 +718,7 @@ impl Dcf {
             }
             RxStartOutcome::Captured => {
                 // ns-2 keeps carrier sense honest with an EIFS-long NAV.
-                self.set_nav(now + p.timing.eifs + frame.airtime, env);
+                self.set_nav(now + p.duration(p.timing.eifs + frame.airtime), env);
             }
             RxStartOutcome::Collided { extended } => {
                 self.counters.rx_collisions += 1;
@@ -714,7 +769,7 @@ impl Dcf {
             kind: FrameKind::Cts,
             ta: self.id,
             ra: f.ta,
-            nav: f.nav.saturating_sub(p.timing.sifs + p.cts_time),
+            nav: p.duration(f.nav.saturating_sub(p.timing.sifs + p.cts_time)),
             seq: 0,
             retry: false,
             bytes: p.format.cts_bytes(),
@@ -798,9 +853,10 @@ impl Dcf {
         self.rst_cw(p);
         self.counters.packets_acked += 1;
         let retries = self.cur_retries;
+        self.policy.on_tx_done(retries);
         env.packet_done(&out, TxResult::Acked { retries });
         // Post-transmission backoff, plus adaptive pacing's extra wait.
-        let extra = self.policy.extra_backoff_after_success(retries, data.airtime, p);
+        let extra = self.policy.extra_backoff_after_success(&data, p);
         self.backoff_start(0, extra, p, env);
         self.tx_resume(p, env);
     }

@@ -1,13 +1,20 @@
 //! Medium access control: the 802.11 DCF, its frames and timing sets, and the
 //! link-layer policies of the papers.
 
+pub mod adaptive_pacing;
 pub mod backoff;
 pub mod dcf;
+#[cfg(test)]
+mod dcf_tests;
 pub mod frame;
+pub mod link_red;
 pub mod policy;
 pub mod timing;
 
+pub use adaptive_pacing::{AdaptivePacing, PacingTrigger};
+pub use backoff::SlotCount;
+pub use link_red::{LinkRed, LinkRedParams, RetryAverage};
 pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState};
 pub use frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
-pub use policy::LinkPolicy;
+pub use policy::{FuLink, LinkPolicy, LinkReport};
 pub use timing::{Standard, Timing};

@@ -2,11 +2,13 @@
 //! causes, routing (static routes and AODV, in `routing/`), and the TCP-GAP
 //! Internet gateway ([`tcp_gap`], not yet wired into `sim/`).
 
+pub mod ecn;
 pub mod ifq;
 pub mod packet;
 pub mod routing;
 pub mod tcp_gap;
 
+pub use ecn::{MarkAction, SignalOutcome};
 pub use ifq::IfQueue;
 pub use packet::{Body, Ecn, Packet, PacketKind, Slab, NO_FLOW, PACKET_KINDS};
 
@@ -26,20 +28,22 @@ pub enum DropCause {
     NoRoute = 3,
     /// TTL reached zero.
     Ttl = 4,
+    /// Link RED's early drop (a non-ECT packet it picked, or `action = "drop"`).
+    LinkRed = 5,
     /// Waiting in the interface queue for a neighbour whose link just broke
     /// (AODV flushes them with the packet the MAC gave up on).
-    LinkFailureFlush = 5,
+    LinkFailureFlush = 6,
     /// The route-request buffer was full.
-    RouteBufferOverflow = 6,
+    RouteBufferOverflow = 7,
     /// Waited in the route-request buffer longer than its timeout.
-    RouteBufferTimeout = 7,
+    RouteBufferTimeout = 8,
     /// The route discovery gave up after its last retry.
-    RouteDiscoveryFailed = 8,
+    RouteDiscoveryFailed = 9,
     /// A node received a packet it originated (a routing loop).
-    RouteLoop = 9,
+    RouteLoop = 10,
 }
 
-pub const N_DROP_CAUSES: usize = 10;
+pub const N_DROP_CAUSES: usize = 11;
 
 pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
     (DropCause::QueueOverflow, "queue_overflow"),
@@ -47,6 +51,7 @@ pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
     (DropCause::MacDataRetry, "mac_data_retry"),
     (DropCause::NoRoute, "no_route"),
     (DropCause::Ttl, "ttl"),
+    (DropCause::LinkRed, "link_red"),
     (DropCause::LinkFailureFlush, "link_failure_flush"),
     (DropCause::RouteBufferOverflow, "route_buffer_overflow"),
     (DropCause::RouteBufferTimeout, "route_buffer_timeout"),

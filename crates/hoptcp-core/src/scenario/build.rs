@@ -42,6 +42,40 @@ impl Plan {
     pub fn positions(&self) -> &[Position] {
         &self.channel.positions
     }
+
+    /// The concrete network as JSON, for tools that rebuild the same run
+    /// elsewhere (the ns-2 exporter): the resolved scenario, node positions,
+    /// each node's links, and every flow with its route and TCP settings.
+    pub fn to_json(&self) -> serde_json::Value {
+        use crate::engine::time::to_secs;
+        let n = self.channel.len() as u32;
+        let flows: Vec<serde_json::Value> = self
+            .flows
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "id": f.id,
+                    "src": f.src,
+                    "dst": f.dst,
+                    "transport": f.transport,
+                    "app": f.app,
+                    "rate_bps": f.rate_bps,
+                    "packet_bytes": f.packet_bytes,
+                    "jitter": f.jitter,
+                    "start_s": to_secs(f.start),
+                    "stop_s": to_secs(f.stop),
+                    "path": f.path,
+                    "tcp": f.tcp,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "scenario": self.scenario,
+            "positions": self.channel.positions.iter().map(|p| [p.x, p.y]).collect::<Vec<_>>(),
+            "links": (0..n).map(|u| self.channel.links_of(u).collect::<Vec<u32>>()).collect::<Vec<_>>(),
+            "flows": flows,
+        })
+    }
 }
 
 pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {

@@ -6,10 +6,12 @@ pub mod error;
 pub mod overrides;
 pub mod schema;
 pub mod validate;
+pub mod warnings;
 
 pub use build::{build, FlowPlan, Plan};
 pub use error::ScenarioError;
 pub use schema::Scenario;
+pub use warnings::warnings;
 
 /// Parse scenario TOML, apply `(dotted.key, value)` overrides, deserialize
 /// (unknown keys rejected) and validate, filling every default.

@@ -4,7 +4,8 @@
 //! default so the canonical form (and its hash) says exactly what ran.
 
 use crate::engine::time::from_secs;
-use crate::mac::{FrameFormat, Standard};
+use crate::mac::{FrameFormat, PacingTrigger, SlotCount, Standard};
+use crate::net::MarkAction;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
 use serde::{Deserialize, Serialize};
 
@@ -168,6 +169,55 @@ pub struct MacSpec {
     pub cw_max: Option<u32>,
     /// Header sizes: "ns2" (ns-2.35) or "standard" (IEEE 802.11-2016).
     pub frame_format: FrameFormat,
+    /// How a frozen backoff counts the slots that elapsed: "exact" (integer
+    /// clock) or "ns2" (ns-2.35's double arithmetic, which drops a slot at
+    /// exact slot boundaries about every other time; see mac/backoff.rs).
+    #[serde(skip_serializing_if = "SlotCount::is_exact")]
+    pub backoff_slots: SlotCount,
+    /// Link RED (Fu et al.): mark or drop as the average MAC retry count rises.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_red: Option<LinkRedSpec>,
+    /// Adaptive pacing (Fu et al.): an extra backoff of one exchange after a success.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adaptive_pacing: Option<AdaptivePacingSpec>,
+}
+
+/// `[mac.link_red]`. The papers print the averaging weight (1/8) but not the
+/// thresholds; the defaults come from the `lred-calibration` reproduction
+/// entry (see docs/model.md).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkRedSpec {
+    pub enabled: bool,
+    /// Average retries per packet at which marking starts (and the pacing
+    /// trigger's threshold).
+    pub min_th: f64,
+    /// The marking probability would reach 1 here; it is capped at max_p.
+    pub max_th: f64,
+    pub max_p: f64,
+    /// EWMA weight of the newest packet's retries.
+    pub weight: f64,
+    /// "mark": CE on ECN-capable packets, drop the others (RFC 3168);
+    /// "mark_ect_only": CE on ECN-capable packets, leave the others; "drop".
+    pub action: MarkAction,
+}
+
+impl Default for LinkRedSpec {
+    fn default() -> Self {
+        // From `lred-calibration` (3 chains x 60 settings, RFC 3168 marking):
+        // every setting that acts costs goodput, and the criterion picks the
+        // least active corner of the grid.
+        LinkRedSpec { enabled: false, min_th: 1.0, max_th: 1.5, max_p: 0.02, weight: 0.125, action: MarkAction::Mark }
+    }
+}
+
+/// `[mac.adaptive_pacing]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct AdaptivePacingSpec {
+    pub enabled: bool,
+    /// "below_min_th" (tech report), "at_or_above_min_th" (INFOCOM), "always".
+    pub trigger: PacingTrigger,
 }
 
 impl Default for MacSpec {
@@ -180,6 +230,9 @@ impl Default for MacSpec {
             cw_min: None,
             cw_max: None,
             frame_format: FrameFormat::Ns2,
+            backoff_slots: SlotCount::Exact,
+            link_red: None,
+            adaptive_pacing: None,
         }
     }
 }
@@ -449,10 +502,13 @@ pub struct TcpSpec {
     pub delayed_ack: bool,
     pub min_rto_s: f64,
     pub initial_window: u32,
-    /// Initial slow-start threshold; omitted = max_window (ns-2 resets
-    /// ssthresh_ to window_ when the run starts).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub initial_ssthresh: Option<u32>,
+    /// Initial slow-start threshold (packets). ns-2.35 sets ssthresh_ =
+    /// window_ in `TcpAgent::reset()`, which runs when the agent is created
+    /// (tcp/tcp.cc, `delay_bind_init_all`) and never again for agents on
+    /// mobile nodes (`Node/MobileNode instproc reset` skips them): a script
+    /// that sets `$tcp set window_ 32` afterwards, as usual, starts with the
+    /// class default window_ of 20.
+    pub initial_ssthresh: u32,
     /// Vegas thresholds in packets (ns-2: v_alpha_ 1, v_beta_ 3, v_gamma_ 1).
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
@@ -472,7 +528,7 @@ impl Default for TcpSpec {
             delayed_ack: false,
             min_rto_s: 0.2,
             initial_window: 2,
-            initial_ssthresh: None,
+            initial_ssthresh: 20,
             vegas_alpha: 1.0,
             vegas_beta: 3.0,
             vegas_gamma: 1.0,

@@ -303,6 +303,42 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
         return Err(ScenarioError::value("mac.cw_max", cw_max, format!("must be at least mac.cw_min = {cw_min}")));
     }
     int_range("mac.cw_max", cw_max as u64, 1, 1_000_000)?;
+    resolve_link_layer(m)
+}
+
+/// `[mac.link_red]` and `[mac.adaptive_pacing]`. A table that changes nothing
+/// (disabled, and its thresholds unused) is removed, so that such a scenario
+/// keeps the canonical form (and results-store key) of one without it.
+fn resolve_link_layer(m: &mut MacSpec) -> R<()> {
+    if let Some(r) = &m.link_red {
+        non_negative("mac.link_red.min_th", r.min_th, "average retries per packet")?;
+        if !(r.max_th.is_finite() && r.max_th > r.min_th) {
+            return Err(ScenarioError::value(
+                "mac.link_red.max_th",
+                r.max_th,
+                format!("must be a number above mac.link_red.min_th = {}", r.min_th),
+            ));
+        }
+        for (key, v, what) in [
+            ("mac.link_red.max_p", r.max_p, "the largest marking probability"),
+            ("mac.link_red.weight", r.weight, "the weight of the newest packet in the retry average"),
+        ] {
+            if !(v.is_finite() && v > 0.0 && v <= 1.0) {
+                return Err(ScenarioError::value(key, v, format!("must be in (0, 1] ({what})")));
+            }
+        }
+    }
+    let pacing_on = m.adaptive_pacing.as_ref().is_some_and(|a| a.enabled);
+    if !pacing_on {
+        m.adaptive_pacing = None;
+    }
+    let pacing_reads_average = m.adaptive_pacing.as_ref().is_some_and(|a| a.trigger.uses_retry_average());
+    if pacing_reads_average {
+        // The trigger compares the retry average with Link RED's min_th.
+        m.link_red.get_or_insert_with(LinkRedSpec::default);
+    } else if m.link_red.as_ref().is_some_and(|r| !r.enabled) {
+        m.link_red = None;
+    }
     Ok(())
 }
 
@@ -364,9 +400,7 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec]) -> R<()> {
     int_range("tcp.max_window", t.max_window as u64, 1, 1_000_000)?;
     positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
     int_range("tcp.initial_window", t.initial_window as u64, 1, 1_000_000)?;
-    if let Some(v) = t.initial_ssthresh {
-        int_range("tcp.initial_ssthresh", v as u64, 2, 1_000_000)?;
-    }
+    int_range("tcp.initial_ssthresh", t.initial_ssthresh as u64, 2, 1_000_000)?;
     non_negative("tcp.vegas_alpha", t.vegas_alpha, "packets")?;
     non_negative("tcp.vegas_gamma", t.vegas_gamma, "packets")?;
     if !(t.vegas_beta.is_finite() && t.vegas_beta >= t.vegas_alpha) {

@@ -18,11 +18,14 @@ use crate::app::cbr::Cbr;
 use crate::app::http::Http;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
-use crate::mac::{Dcf, Frame, MacParams, MacTimer, Timing};
+use crate::mac::{
+    AdaptivePacing, Dcf, Frame, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer,
+    RetryAverage, Timing,
+};
 use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
 use crate::net::{Body, Ecn, IfQueue, Packet, Slab};
 use crate::phy::Channel;
-use crate::scenario::schema::{AppKind, RoutingProtocol, TcpVariantSpec, TransportKind};
+use crate::scenario::schema::{AppKind, MacSpec, RoutingProtocol, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
 use crate::stats::batch_means::BatchMeans;
 use crate::stats::pcap::FlowInfo;
@@ -180,7 +183,7 @@ fn tcp_flow(f: &FlowPlan, seed: u64, link_rate_bps: f64) -> TcpFlow {
         payload_bytes: t.payload_bytes,
         max_window: t.max_window,
         initial_window: t.initial_window,
-        initial_ssthresh: t.initial_ssthresh.unwrap_or(0),
+        initial_ssthresh: t.initial_ssthresh,
         ecn: t.ecn,
         delayed_ack: t.delayed_ack,
         min_rto: from_secs(t.min_rto_s),
@@ -220,6 +223,32 @@ pub struct Simulation {
     plan_seed: u64,
     duration_s: f64,
     trace: Option<Trace>,
+    warnings: Vec<String>,
+}
+
+/// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
+/// adaptive pacing (`[mac.link_red]`, `[mac.adaptive_pacing]`).
+fn link_policy(mac: &MacSpec, seed: u64, node: u32) -> LinkPolicy {
+    let red = mac.link_red.as_ref();
+    let pacing = mac.adaptive_pacing.as_ref().filter(|a| a.enabled);
+    if !red.is_some_and(|r| r.enabled) && pacing.is_none() {
+        return LinkPolicy::Standard;
+    }
+    let spec = red.cloned().unwrap_or_default();
+    let params = LinkRedParams {
+        min_th: spec.min_th,
+        max_th: spec.max_th,
+        max_p: spec.max_p,
+        weight: spec.weight,
+        action: spec.action,
+    };
+    LinkPolicy::Fu(FuLink {
+        retry_avg: RetryAverage::new(spec.weight),
+        min_th: spec.min_th,
+        red: spec.enabled.then(|| LinkRed::new(params, RngStream::new(seed, node as u64, StreamPurpose::LinkRed))),
+        pacing: pacing.map(|a| AdaptivePacing::new(a.trigger)),
+        counters: Default::default(),
+    })
 }
 
 impl Simulation {
@@ -230,7 +259,7 @@ impl Simulation {
             Timing::new(sc.radio.standard, sc.radio.data_rate_mbps.unwrap(), sc.radio.basic_rate_mbps.unwrap());
         timing.cw_min = sc.mac.cw_min.unwrap_or(timing.cw_min);
         timing.cw_max = sc.mac.cw_max.unwrap_or(timing.cw_max);
-        let p = MacParams::new(
+        let mut p = MacParams::new(
             timing,
             sc.mac.frame_format,
             sc.mac.rts_threshold_bytes,
@@ -238,13 +267,13 @@ impl Simulation {
             sc.mac.long_retry_limit,
             sc.radio.capture_db,
         );
+        p.slot_count = sc.mac.backoff_slots;
         let n = plan.channel.len();
         let nodes = (0..n as u32)
-            .map(|i| Node {
-                mac: Dcf::new(i, timing.cw_min, RngStream::new(seed, i as u64, StreamPurpose::MacBackoff)),
-                ifq: IfQueue::new(sc.mac.queue_limit),
-                load: NodeLoad::default(),
-                recv_due: (Time::MAX, 0),
+            .map(|i| {
+                let mut mac = Dcf::new(i, timing.cw_min, RngStream::new(seed, i as u64, StreamPurpose::MacBackoff));
+                mac.policy = link_policy(&sc.mac, seed, i);
+                Node { mac, ifq: IfQueue::new(sc.mac.queue_limit), load: NodeLoad::default(), recv_due: (Time::MAX, 0) }
             })
             .collect();
         let routing = match sc.routing.protocol {
@@ -294,6 +323,7 @@ impl Simulation {
             plan_seed: seed,
             duration_s: sc.duration_s,
             trace: None,
+            warnings: crate::scenario::warnings(&plan.scenario, &plan.flows),
         };
         if sim.routing.is_aodv() {
             // ns-2 starts each AODV agent's timers at time 0.

@@ -158,38 +158,44 @@ impl MacEnv for NodeCtx<'_> {
 
     fn packet_done(&mut self, out: &Outgoing, result: TxResult) {
         self.load.released(self.now);
-        if let TxResult::Dropped { reason, .. } = result {
-            let cause = match reason {
-                MacDrop::RtsRetry => DropCause::MacRtsRetry,
-                MacDrop::DataRetry => DropCause::MacDataRetry,
-            };
-            // AODV is told of every data packet the MAC gave up on (ns-2's
-            // xmit-failure callback); it decides the packet's fate before
-            // the MAC takes the next packet from the queue.
-            if let Routing::Aodv(r) = &mut *self.routing {
-                let pk = self.packets.get(out.packet);
-                if pk.is_data() {
-                    let d = DataRef { pkt: out.packet, src: pk.src, dst: pk.dst, hops: pk.hop, flow: pk.flow };
-                    let AodvRouting { params, nodes, flows, next_uid } = r;
-                    let mut env = RouteCtx {
-                        now: self.now,
-                        node: self.node,
-                        q: &mut *self.q,
-                        ifq: &mut *self.ifq,
-                        packets: &mut *self.packets,
-                        drops: &mut *self.drops,
-                        ll_delay: self.ll_delay,
-                        flows,
-                        next_uid,
-                    };
-                    nodes[self.node as usize].link_failed(d, out.next_hop, cause, params, &mut env);
-                    return;
-                }
+        let cause = match result {
+            TxResult::Acked { .. } | TxResult::Broadcast => {
+                self.packets.remove(out.packet);
+                return;
             }
-            let pk = self.packets.remove(out.packet);
-            self.drops.record(self.node, cause, pk.kind());
-        } else {
-            self.packets.remove(out.packet);
+            TxResult::Dropped { reason: MacDrop::RtsRetry, .. } => DropCause::MacRtsRetry,
+            TxResult::Dropped { reason: MacDrop::DataRetry, .. } => DropCause::MacDataRetry,
+            TxResult::EarlyDrop => DropCause::LinkRed,
+        };
+        // AODV is told of every data packet the MAC gave up on (ns-2's
+        // xmit-failure callback; not Link RED's early drops, which are no
+        // link failure); it decides the packet's fate before the MAC takes
+        // the next packet from the queue.
+        if let (Routing::Aodv(r), false) = (&mut *self.routing, cause == DropCause::LinkRed) {
+            let pk = self.packets.get(out.packet);
+            if pk.is_data() {
+                let d = DataRef { pkt: out.packet, src: pk.src, dst: pk.dst, hops: pk.hop, flow: pk.flow };
+                let AodvRouting { params, nodes, flows, next_uid } = r;
+                let mut env = RouteCtx {
+                    now: self.now,
+                    node: self.node,
+                    q: &mut *self.q,
+                    ifq: &mut *self.ifq,
+                    packets: &mut *self.packets,
+                    drops: &mut *self.drops,
+                    ll_delay: self.ll_delay,
+                    flows,
+                    next_uid,
+                };
+                nodes[self.node as usize].link_failed(d, out.next_hop, cause, params, &mut env);
+                return;
+            }
         }
+        let pk = self.packets.remove(out.packet);
+        self.drops.record(self.node, cause, pk.kind());
+    }
+
+    fn mark_ce(&mut self, out: &Outgoing) -> bool {
+        crate::net::ecn::mark_ce(&mut self.packets.get_mut(out.packet).ecn)
     }
 }

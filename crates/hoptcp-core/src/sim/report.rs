@@ -5,7 +5,7 @@
 use super::Simulation;
 use crate::app::http::{Http, HttpStats};
 use crate::engine::time::to_secs;
-use crate::mac::MacCounters;
+use crate::mac::{LinkReport, MacCounters};
 use crate::net::routing::aodv::AodvCounters;
 use crate::net::routing::{FlowRouteStats, Routing};
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
@@ -42,6 +42,8 @@ pub struct RunReport {
     /// aggregate goodput, Jain's index and each flow's goodput.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch_means: Option<BatchMeansReport>,
+    /// Settings that run but do nothing useful (e.g. ECN with no marker).
+    pub warnings: Vec<String>,
 }
 
 /// Totals over all nodes of the routing protocol's counters.
@@ -85,8 +87,12 @@ pub struct FlowReport {
 /// TCP sender statistics of a flow.
 #[derive(Clone, Debug, Serialize)]
 pub struct TcpFlowReport {
-    /// Time-weighted average of min(cwnd, max_window), packets.
+    /// Time-weighted average of min(cwnd, max_window), packets, with
+    /// NewReno's fast-recovery inflation: the window the sender can use.
     pub avg_cwnd: f64,
+    /// The same without the inflation: the average of ns-2's traced `cwnd_`,
+    /// which is what the papers computed from their traces.
+    pub avg_cwnd_traced: f64,
     /// Seconds spent at each window size (index = packets).
     pub cwnd_hist: Vec<f64>,
     pub final_cwnd: f64,
@@ -124,6 +130,9 @@ pub struct NodeReport {
     /// The node's AODV counters (AODV only).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub routing: Option<AodvCounters>,
+    /// Link RED and adaptive pacing counters (only when one is on).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkReport>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -161,6 +170,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 queue_avg: n.ifq.avg_len(end),
                 drops: DROP_CAUSES.iter().map(|(c, name)| (*name, d[*c as usize])).collect(),
                 routing: aodv.map(|r| r.nodes[i].counters.clone()),
+                link: n.mac.policy.report(end),
             }
         })
         .collect();
@@ -229,6 +239,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                     let s = t.sender.stats(end);
                     TcpFlowReport {
                         avg_cwnd: s.avg_window,
+                        avg_cwnd_traced: s.avg_window_traced,
                         cwnd_hist: s.window_hist,
                         final_cwnd: s.final_cwnd,
                         avg_rtt_s: s.avg_rtt_s,
@@ -307,5 +318,6 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
             let ids: Vec<u32> = sim.flows.iter().map(|f| f.plan.id).collect();
             bm.report(&ids, end)
         }),
+        warnings: sim.warnings.clone(),
     }
 }

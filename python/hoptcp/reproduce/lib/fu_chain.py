@@ -206,30 +206,47 @@ def fu_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
 
 # --- fu-avgwin ---------------------------------------------------------------------------
 
+#: the average window the papers computed from ns-2's traced cwnd_ (no fast-recovery inflation)
+TRACED_WINDOW = "flow.0.avg_cwnd_traced"
+#: the usable window, inflation included
+USABLE_WINDOW = "flow.0.avg_cwnd"
+
+
 def fu_avgwin_over_wstar(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Average window at MaxWin 32 divided by W* of the formula (ceil(h/4), 2 on 7 hops)."""
+    """Average (traced) window at MaxWin 32 divided by W* of the formula (ceil(h/4), 2 on 7 hops)."""
     sel = runs[runs[WIN] == 32] if WIN in runs.columns else runs
     if sel.empty:
         raise SpecError("no runs at MaxWin 32")
     h = int(ctx.resolved({WIN: 32} if WIN in runs.columns else {})["topology"]["hops"])
     w = model("wstar", topology="chain", hops=h)["wstar"]["rounded"]
-    e = mean_ci(sel["flow.0.avg_cwnd"])
+    e = mean_ci(sel[TRACED_WINDOW])
     return Estimate(e.mean / w, e.ci / w if e.ci == e.ci else e.ci, e.n, e.std / w if e.std == e.std else e.std)
 
 
 def fu_avgwin_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
-    """Average window against MaxWin: hoptcp (mean, CI), INFOCOM Table 2, and side experiments."""
+    """Average window against MaxWin: hoptcp's traced-cwnd average (mean, CI) and its usable
+    window (fast-recovery inflation included), ns-2.35's traced cwnd_ where stored, and
+    INFOCOM Table 2."""
     fig = new_figure(*opts.get("size", (6.5, 4.2)))
     ax = fig.add_subplot()
     runs = ctx.runs
     side = [c for c in ctx.params if c != WIN]
     groups = [((), runs)] if not side else list(runs.groupby(side, sort=False))
     for i, (key, g) in enumerate(groups):
-        t = chain_means(g, WIN, "flow.0.avg_cwnd")
         key = key if isinstance(key, tuple) else (key,)
         label = "hoptcp" + (" (" + ", ".join(f"{k} = {v}" for k, v in zip(side, key)) + ")" if side else "")
+        t = chain_means(g, WIN, TRACED_WINDOW)
         ax.errorbar(t[WIN], t["mean"], yerr=t["ci"].fillna(0), marker="o", ms=4, capsize=3, color=f"C{i}",
-                    label=label)
+                    label=f"{label}, cwnd (as traced)")
+        if USABLE_WINDOW in g.columns:
+            u = chain_means(g, WIN, USABLE_WINDOW)
+            ax.plot(u[WIN], u["mean"], "--", marker=".", color=f"C{i}", alpha=0.6,
+                    label=f"{label}, usable window (with fast-recovery inflation)")
+    ns2 = ctx.ns2
+    if ns2 is not None and TRACED_WINDOW in ns2.columns and WIN in ns2.columns and not side:
+        t = chain_means(ns2, WIN, TRACED_WINDOW)
+        ax.errorbar(t[WIN], t["mean"], yerr=t["ci"].fillna(0), marker="^", ms=5, capsize=3, color="C2",
+                    linestyle="none", label="ns-2.35, cwnd_ (traced)")
     px, py = zip(*sorted(FU_TABLE2.items()))
     ax.plot(px, py, "s", fillstyle="none", ms=8, color="C3", label="paper (INFOCOM Table 2)")
     ax.plot(px, px, ":", color="0.5", lw=1, label="avg window = MaxWin")

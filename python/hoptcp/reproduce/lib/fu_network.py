@@ -149,7 +149,7 @@ def net_topology_case(params: Mapping[str, Any], base: "Scenario") -> dict[str, 
 _SLIM: dict[int, tuple[Any, "pd.DataFrame"]] = {}
 _KEEP = ("aggregate_goodput_bps", "seed", "name")
 _KEEP_PREFIXES = ("drops.", "tcp.", "mac.", "topology.", "flows.")
-_KEEP_SUFFIXES = (".avg_cwnd", ".goodput_bps", ".packets_sent", ".acks_sent", ".queue_max", ".queue_avg",
+_KEEP_SUFFIXES = (".avg_cwnd", ".avg_cwnd_traced", ".goodput_bps", ".packets_sent", ".acks_sent", ".queue_max", ".queue_avg",
                   ".backlog_frac")
 
 
@@ -212,8 +212,9 @@ def _windows(df: "pd.DataFrame") -> list[int]:
 
 
 def _agg_window(df: "pd.DataFrame") -> "pd.Series":
-    """Aggregate (sum over flows) time-average window of each run."""
-    cols = [c for c in df.columns if c.startswith("flow.") and c.endswith(".avg_cwnd")]
+    """Aggregate (sum over flows) time-average window of each run: the traced cwnd (no
+    fast-recovery inflation), as the paper computed it from ns-2's traces."""
+    cols = [c for c in df.columns if c.startswith("flow.") and c.endswith(".avg_cwnd_traced")]
     if not cols:
         return _col(df, "__none__")
     return df[cols].sum(axis=1, min_count=1)

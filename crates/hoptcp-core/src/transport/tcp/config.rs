@@ -28,9 +28,11 @@ pub struct TcpConfig {
     pub max_window: u32,
     /// cwnd once the setup segment is acknowledged (ns-2 `windowInit_`).
     pub initial_window: u32,
-    /// Initial slow-start threshold in packets. 0 means "= max_window",
-    /// which is what ns-2.35 really does: `TcpAgent::reset()` (run for every
-    /// agent by `$ns run`) sets `ssthresh_ = window_`.
+    /// Initial slow-start threshold in packets; 0 means "= max_window" (what
+    /// ns-2 gives when `Agent/TCP set window_` is set before the agent is
+    /// created). The default, 20, is what ns-2.35 scripts that set window_
+    /// on the agent get: `TcpAgent::reset()` runs at creation, with the class
+    /// default window_ of 20, and is not run again for mobile nodes.
     pub initial_ssthresh: u32,
     pub ecn: bool,
     /// Receiver: delay ACKs (ns-2 `Agent/TCPSink/DelAck`); false = ACK

@@ -74,6 +74,10 @@ pub struct TcpSenderStats {
     pub avg_window: f64,
     /// Seconds spent with floor(min(cwnd, max_window)) == i, index i.
     pub window_hist: Vec<f64>,
+    /// Time-weighted mean of min(cwnd, max_window) without NewReno/Reno's
+    /// fast-recovery inflation: the average of ns-2's traced `cwnd_`
+    /// (`dupwnd_` is a separate, untraced member; tcp/tcp-reno.cc `window()`).
+    pub avg_window_traced: f64,
     pub final_cwnd: f64,
     /// TCP-AP's pacing statistics, when pacing is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +136,8 @@ pub(super) struct Core {
     pub fast_retransmits: u64,
     pub ecn_reductions: u64,
     pub wstats: WindowStats,
+    /// The same for cwnd without the fast-recovery inflation.
+    pub wstats_traced: WindowStats,
 }
 
 impl Core {
@@ -173,6 +179,7 @@ impl Core {
             fast_retransmits: 0,
             ecn_reductions: 0,
             wstats: WindowStats::new(wnd),
+            wstats_traced: WindowStats::new(0),
         }
     }
 
@@ -627,6 +634,7 @@ impl TcpSender {
             avg_rtt_s: c.rto.mean_sample_s(),
             avg_window: c.wstats.mean(now),
             window_hist: c.wstats.histogram(now),
+            avg_window_traced: c.wstats_traced.mean(now),
             final_cwnd: self.cwnd(),
             pacing: self.ap.as_ref().map(TcpAp::stats),
         }
@@ -636,17 +644,26 @@ impl TcpSender {
         self.cwnd().min(self.core.wnd as f64)
     }
 
+    /// ns-2's traced cwnd_ (no fast-recovery inflation), capped like the window.
+    fn traced_window_value(&self) -> f64 {
+        self.core.cwnd.min(self.core.wnd as f64)
+    }
+
     fn track_window(&mut self, now: Time) {
         let v = self.window_value();
         self.core.wstats.update(now, v);
+        let t = self.traced_window_value();
+        self.core.wstats_traced.update(now, t);
     }
 
     /// Emit packet `seq` (ns-2 `output()`).
     fn output(&mut self, now: Time, seq: i64) -> TcpSegment {
         let v = self.window_value();
+        let t = self.traced_window_value();
         let c = &mut self.core;
         c.first_tx.get_or_insert(now);
         c.wstats.start(now, v);
+        c.wstats_traced.start(now, t);
         let is_syn = c.syn && seq == 0;
         let mut seg = TcpSegment {
             seq: seq as u64,
@@ -746,6 +763,7 @@ pub(super) mod testutil {
 mod tests {
     use super::testutil::*;
     use super::*;
+    use crate::engine::time::to_secs;
     use crate::engine::NS_PER_S;
 
     #[test]
@@ -970,5 +988,28 @@ mod tests {
         assert!((st.avg_window - 17.0 / 6.0).abs() < 1e-9, "{}", st.avg_window);
         assert_eq!(st.window_hist, vec![0.0, 1.0, 2.0, 0.0, 3.0]);
         assert_eq!(st.final_cwnd, 5.0);
+        // Nothing inflated the window: the traced average is the same.
+        assert!((st.avg_window_traced - st.avg_window).abs() < 1e-12);
+    }
+
+    #[test]
+    fn traced_window_average_excludes_fast_recovery_inflation() {
+        let c = TcpConfig { limited_transmit: false, ..TcpConfig::default() };
+        let mut s = at_window_8(&c); // cwnd 8 since 106 ms
+        let t = 200 * MS;
+        for _ in 0..3 {
+            ack_and_send(&mut s, t, ack(6)); // third dupack: ssthresh 4, cwnd 4 + dupwnd 3
+        }
+        assert_eq!(s.cwnd(), 7.0);
+        for _ in 0..4 {
+            ack_and_send(&mut s, t, ack(6)); // dupwnd 7: the usable window is 11
+        }
+        assert_eq!(s.cwnd(), 11.0);
+        let end = t + NS_PER_S;
+        let st = s.stats(end);
+        let before = s.core.wstats.mean(t) * to_secs(t); // the same for both up to t
+        let span = to_secs(end);
+        assert!((st.avg_window - (before + 11.0) / span).abs() < 1e-9, "{}", st.avg_window);
+        assert!((st.avg_window_traced - (before + 4.0) / span).abs() < 1e-9, "{}", st.avg_window_traced);
     }
 }

@@ -3,7 +3,9 @@
 
 use super::sender::testutil::MS;
 use super::*;
-use crate::engine::{Time, NS_PER_S};
+use crate::engine::{RngStream, StreamPurpose, Time, NS_PER_S};
+use crate::mac::{LinkRed, LinkRedParams};
+use crate::net::{ecn, Ecn, MarkAction, SignalOutcome};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -12,6 +14,9 @@ enum Ev {
 }
 
 type DropFn = Box<dyn FnMut(&TcpSegment, u32) -> bool>;
+/// A marker on the path: sees each data packet's ECN field at `now` and
+/// returns false if it drops the packet.
+type MarkerFn = Box<dyn FnMut(Time, &mut Ecn) -> bool>;
 
 struct Sim {
     now: Time,
@@ -24,6 +29,7 @@ struct Sim {
     busy_until: Time,
     /// Mark CE (on ECT packets) when this many are queued ahead.
     mark_above: Option<u64>,
+    marker: Option<MarkerFn>,
     drop: DropFn,
     events: Vec<(Time, u64, Ev)>,
     order: u64,
@@ -31,6 +37,8 @@ struct Sim {
     sends: Vec<u32>,
     dropped: u64,
     acks_seen: Vec<u64>,
+    /// (time, ECN-Echo) of every ACK received.
+    ece_seen: Vec<(Time, bool)>,
     /// Largest distance from the cumulative ACK to a packet sent.
     max_ahead: i64,
     /// (time, cwnd) after every ACK.
@@ -48,12 +56,14 @@ impl Sim {
             rev_delay: rev,
             busy_until: 0,
             mark_above: None,
+            marker: None,
             drop,
             events: Vec::new(),
             order: 0,
             sends: Vec::new(),
             dropped: 0,
             acks_seen: Vec::new(),
+            ece_seen: Vec::new(),
             max_ahead: 0,
             trace: Vec::new(),
         }
@@ -77,10 +87,17 @@ impl Sim {
                 self.dropped += 1;
                 continue;
             }
+            let mut ecn = if seg.ect { Ecn::Ect } else { Ecn::NotEct };
+            if let Some(m) = self.marker.as_mut() {
+                if !m(self.now, &mut ecn) {
+                    self.dropped += 1;
+                    continue;
+                }
+            }
             let start = self.now.max(self.busy_until);
             let queued = (start - self.now) / self.service.max(1);
             self.busy_until = start + self.service;
-            let ce = seg.ect && self.mark_above.is_some_and(|k| queued > k);
+            let ce = ecn == Ecn::Ce || (seg.ect && self.mark_above.is_some_and(|k| queued > k));
             self.push(self.busy_until + self.fwd_delay, Ev::Data(seg, ce));
         }
         while let Some(a) = self.rx.poll_transmit(self.now) {
@@ -113,6 +130,7 @@ impl Sim {
                 Ev::Data(seg, ce) => self.rx.on_segment(next, &seg, ce),
                 Ev::Ack(a) => {
                     self.acks_seen.push(a.ack);
+                    self.ece_seen.push((next, a.ece));
                     self.tx.on_segment(next, &a);
                     self.trace.push((next, self.tx.cwnd()));
                 }
@@ -194,6 +212,57 @@ fn end_to_end_ecn_marks_instead_of_losses() {
     assert!(st.ecn_reductions >= 3, "{st:?}");
     // The window stays near the marking threshold plus the pipe (~6).
     assert!(st.avg_window < 16.0, "{st:?}");
+}
+
+/// Link RED as the marker on the path: while the link's retry average is
+/// above max_th (2 s to 3 s) it picks every data packet and marks it CE. The
+/// receiver echoes the marks until the sender's CWR; the sender halves its
+/// window at most once per window of data (once per RTT here) and loses
+/// nothing.
+#[test]
+fn link_red_marks_are_echoed_and_answered_once_per_window() {
+    let cfg = TcpConfig { ecn: true, max_window: 32, initial_ssthresh: 32, ..TcpConfig::default() };
+    let mut sim = Sim::new(&cfg, 5 * MS, 10 * MS, 10 * MS, Box::new(|_, _| false));
+    let params = LinkRedParams { min_th: 0.5, max_th: 1.5, max_p: 1.0, weight: 0.125, action: MarkAction::Mark };
+    let mut red = LinkRed::new(params, RngStream::new(1, 0, StreamPurpose::LinkRed));
+    let marks = std::rc::Rc::new(std::cell::Cell::new(0u32));
+    let m = marks.clone();
+    sim.marker = Some(Box::new(move |now, e| {
+        let avg = if (2 * NS_PER_S..3 * NS_PER_S).contains(&now) { 3.0 } else { 0.0 };
+        match red.decide(avg) {
+            None => true,
+            Some(action) => {
+                let kept = ecn::signal(action, e) == SignalOutcome::Marked;
+                m.set(m.get() + kept as u32);
+                kept
+            }
+        }
+    }));
+    sim.tx.add_data(0, u64::MAX);
+    sim.run_until(2 * NS_PER_S);
+    let before = sim.tx.stats(sim.now);
+    assert_eq!(before.ecn_reductions, 0);
+    assert!(sim.ece_seen.iter().all(|&(_, e)| !e));
+    sim.run_until(6 * NS_PER_S);
+    let st = sim.tx.stats(sim.now);
+    assert!(marks.get() > 20, "every data packet sent in [2 s, 3 s) is marked: {}", marks.get());
+    assert_eq!(st.retransmissions, 0, "marks, not losses");
+    assert_eq!(sim.dropped, 0, "data packets are ECT: nothing dropped");
+    // The marks come back as ECN-Echo ...
+    let echoed: Vec<Time> = sim.ece_seen.iter().filter(|e| e.1).map(|e| e.0).collect();
+    assert!(!echoed.is_empty());
+    assert!(echoed[0] > 2 * NS_PER_S && *echoed.last().unwrap() < 3 * NS_PER_S + 200 * MS, "{echoed:?}");
+    // ... and each window reduction is at least one RTT (25 ms minimum here)
+    // after the previous one, though every ACK in between carries ECN-Echo:
+    // 32 -> 16 -> 8 -> 4 -> 2 -> 1. At cwnd 1 further responses (at most one
+    // per RTT) back off the retransmission timer instead (ns-2 ecn_backoff_).
+    let cuts: Vec<Time> = sim.trace.windows(2).filter(|w| w[1].1 < w[0].1).map(|w| w[1].0).collect();
+    assert_eq!(cuts.len(), 5, "{cuts:?}");
+    assert!(cuts.windows(2).all(|w| w[1] - w[0] >= 25 * MS), "{cuts:?}");
+    assert!(st.ecn_reductions >= 5 && (st.ecn_reductions as f64) <= 1.0 / 0.025 + 1.0, "{st:?}");
+    assert!(st.ecn_reductions < marks.get() as u64 / 2, "far fewer responses than marks: {st:?}");
+    assert_eq!(st.timeouts, 0);
+    assert!(st.final_cwnd > 8.0, "grows again once the marks stop: {st:?}");
 }
 
 /// Vegas through a bottleneck of 10 ms per packet and 50 ms of

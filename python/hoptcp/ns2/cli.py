@@ -1,0 +1,224 @@
+"""Command line of ns-2.35 in the loop: ``hoptcp ns2 ...`` and ``hoptcp crosscheck``.
+
+Registered on the main group by :func:`register` (two lines in ``hoptcp.cli``).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import SpecError
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``"1-5"``, ``"1,3,7"`` or ``"1-3,10"`` as a list of distinct seeds."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, dash, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if dash else a
+        except ValueError:
+            raise SpecError(f"--seeds '{text}': expected seeds like 1-5 or 1,3,7") from None
+        if a < 1 or b < a:
+            raise SpecError(f"--seeds '{text}': '{part}' is not a range of seeds >= 1 (ns-2 needs seeds >= 1)")
+        seeds += [s for s in range(a, b + 1) if s not in seeds]
+    if not seeds:
+        raise SpecError(f"--seeds '{text}': no seed given")
+    return seeds
+
+
+def _load(scenario: str, sets: tuple[str, ...]) -> Any:
+    from .. import cli as main
+    from ..scenario import Scenario
+
+    return Scenario.load(scenario).with_raw(main._parse_sets(sets))
+
+
+_set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                           help="Override a scenario key (repeatable), e.g. --set tcp.max_window=3.")
+_store_option = click.option("--store", type=click.Path(dir_okay=False), default=None,
+                             help="Results store file (default: ./hoptcp-results.db).")
+_jobs_option = click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+                            help="Parallel runs on this machine (default: all cores).")
+
+
+@click.group("ns2")
+def ns2() -> None:
+    """ns-2.35 in the loop: export scenarios, the validation suite, stored ns-2 results.
+
+    \b
+    hoptcp ns2 export examples/chain7.toml -o chain7.tcl && ns chain7.tcl out
+    hoptcp crosscheck examples/chain7.toml --seeds 1-5
+    hoptcp ns2 validate -j 2            # runs validation/ns2/, writes docs/validation.md
+    hoptcp ns2 reproduce-data fu-window # stored ns-2 column of a reproduction report
+    """
+
+
+@ns2.command("export")
+@click.argument("scenario", metavar="SCENARIO.toml")
+@click.option("--seed", type=int, default=None, help="Random seed (default: the scenario's).")
+@_set_option
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the Tcl script here (default: standard output).")
+def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: str | None) -> None:
+    """Write an ns-2.35 Tcl script equivalent to SCENARIO.
+
+    Run it with `ns FILE.tcl [OUT]`; it writes OUT.tr, OUT.cwnd and OUT.stats, which
+    `hoptcp crosscheck` parses. Keys ns-2.35 cannot express are refused with one error.
+    """
+    from .exporter import export
+
+    exp = export(_load(scenario, sets), seed)
+    if output is None:
+        click.echo(exp.tcl, nl=False)
+    else:
+        Path(output).write_text(exp.tcl, encoding="utf-8")
+        click.echo(f"wrote {output} (scenario time 0 = ns-2 time {exp.t0:g} s; run: ns {output} OUT)", err=True)
+    for note in exp.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+@ns2.command("validate")
+@click.option("--suite", "suite_path", type=click.Path(dir_okay=False), default="validation/ns2/suite.toml",
+              show_default=True, help="The suite of matched cases.")
+@click.option("--only", multiple=True, metavar="NAME", help="Only cases matching this name or glob (repeatable).")
+@click.option("--seeds", "seeds_text", default=None, help="Seeds (default: the suite's), e.g. 1-5.")
+@_jobs_option
+@_store_option
+@click.option("--results", type=click.Path(dir_okay=False), default="validation/ns2/results.json",
+              show_default=True, help="Stored results of every run (read and updated).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default="docs/validation.md", show_default=True,
+              help="The page to write.")
+@click.option("--render-only", is_flag=True, help="Only render the page from the stored results (no simulator).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None, jobs: int | None,
+                 store: str | None, results: str, output: str, render_only: bool, quiet: bool) -> None:
+    """Run the validation suite in hoptcp and ns-2.35 and write docs/validation.md.
+
+    Runs are cached in the results store; the compared metrics of every run are kept in
+    validation/ns2/results.json, from which --render-only rebuilds the page.
+    """
+    from ..store import DEFAULT_STORE
+    from .validation import load_results, load_suite, render, run_suite
+
+    suite = load_suite(suite_path)
+    if render_only:
+        data = load_results(results)
+    else:
+        seeds = parse_seeds(seeds_text) if seeds_text else None
+        data = run_suite(suite, only=only, seeds=seeds, store=store or DEFAULT_STORE, jobs=jobs,
+                         progress=not quiet, results=results,
+                         on_case=None if quiet else lambda n: click.echo(f"case {n}", err=True))
+    Path(output).write_text(render(suite, data), encoding="utf-8")
+    click.echo(f"wrote {output} ({len(data.get('cases', {}))} cases; results in {results})", err=True)
+
+
+@ns2.command("reproduce-data")
+@click.argument("entries", nargs=-1, required=True, metavar="ID...|all")
+@_jobs_option
+@_store_option
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+def reproduce_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | None, quiet: bool) -> None:
+    """Run reproduction entries' sweeps in ns-2.35 and store the results with hoptcp.
+
+    Writes hoptcp/reproduce/ns2data/ID.csv and ID.json (in the source tree), from which
+    `hoptcp reproduce ID` draws its ns-2.35 column without running ns-2. Entries whose
+    claims need numbers ns-2's traces do not give are skipped with the reason.
+    """
+    from ..reproduce.catalogue import catalogue
+    from . import stored
+
+    ids = [e.id for e in catalogue()] if entries == ("all",) else list(entries)
+    for eid in ids:
+        plan = stored.plan_of(eid)
+        if plan.unsupported:
+            click.echo(f"{eid}: skipped: {plan.unsupported}", err=True)
+            continue
+        path = stored.generate(eid, store=store, jobs=jobs, progress=not quiet)
+        click.echo(f"{eid}: wrote {path}", err=True)
+
+
+def _fmt_ms(mean: float, sd: float) -> str:
+    if mean != mean:
+        return "-"
+    scale, unit = (1e3, "k") if abs(mean) >= 1e4 else (1.0, "")
+    return f"{mean / scale:.4g}{unit} ± {sd / scale:.2g}{unit}"
+
+
+@click.command("crosscheck")
+@click.argument("scenario", metavar="SCENARIO.toml")
+@click.option("--seeds", "seeds_text", default="1-5", show_default=True, help="Seeds, e.g. 1-5 or 1,3,7.")
+@_set_option
+@_jobs_option
+@_store_option
+@click.option("-m", "--metric", "metrics", multiple=True, help="Metric (or glob) to compare; repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print all runs and comparisons as JSON.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("--check", is_flag=True,
+              help="Exit with status 1 unless ns-2.35 ran, used hoptcp's routes and the aggregate goodput "
+                   "is within seed noise.")
+def crosscheck_cmd(scenario: str, seeds_text: str, sets: tuple[str, ...], jobs: int | None, store: str | None,
+                   metrics: tuple[str, ...], as_json: bool, quiet: bool, check: bool) -> None:
+    """Run SCENARIO in hoptcp and ns-2.35 over seeds and compare them metric by metric.
+
+    Means, standard deviations and Welch's t over the seeds, with one line per metric
+    saying whether the difference is within seed noise (two-sided p >= 0.05). Runs are
+    cached in the results store. Without `ns` on PATH only hoptcp runs.
+    """
+    from .. import cli as main
+    from ..store import DEFAULT_STORE
+    from .compare import DEFAULT_METRICS, mean_sd, pick_metrics
+    from .crosscheck import crosscheck, summary_lines, to_json
+
+    sc = _load(scenario, sets)
+    cc = crosscheck(sc, parse_seeds(seeds_text), store=store or DEFAULT_STORE, jobs=jobs,
+                    progress=not (quiet or as_json), metrics=list(metrics) or None)
+    if as_json:
+        click.echo(to_json(cc))
+        return
+    con = main._console()
+    title = f"{sc.name}: {len(cc.seeds)} seeds"
+    if cc.ns2_ran:
+        rows = []
+        for c in cc.comparisons:
+            w = c.test
+            d = w.rel_diff
+            rows.append([c.metric, _fmt_ms(w.mean_a, w.sd_a), _fmt_ms(w.mean_b, w.sd_b),
+                         f"{d * 100:+.1f}%" if d == d else "-",
+                         "-" if w.t != w.t else ("inf" if math.isinf(w.t) else f"{w.t:+.2f}"),
+                         "-" if w.p != w.p else f"{w.p:.2g}",
+                         "yes" if w.within_noise else "NO"])
+        con.print(main._table(title, ["metric", "ns-2.35", "hoptcp", "diff", "Welch t", "p", "within noise"],
+                              rows, right_from=1))
+    else:
+        names = list(dict.fromkeys(k for r in cc.hoptcp for k in r if k != "seed"))
+        chosen = pick_metrics(names, names, list(metrics) or DEFAULT_METRICS)
+        rows = [[m, _fmt_ms(*mean_sd([r.get(m) for r in cc.hoptcp]))] for m in chosen]
+        con.print(main._table(title, ["metric", "hoptcp"], rows, right_from=1))
+    for line in summary_lines(cc):
+        con.print(line, soft_wrap=True)
+    if check:
+        good = next((c for c in cc.comparisons if c.metric == "aggregate_goodput_bps"), None)
+        if not (cc.ns2_ran and cc.routes_ok and good is not None and good.test.within_noise):
+            click.echo("crosscheck: aggregate goodput not within seed noise of ns-2.35 (or ns-2 did not run)",
+                       err=True)
+            click.get_current_context().exit(1)
+
+
+def register(group: click.Group) -> None:
+    """Add ``ns2`` and ``crosscheck`` to the main command group."""
+    group.add_command(ns2)
+    group.add_command(crosscheck_cmd)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(ns2())

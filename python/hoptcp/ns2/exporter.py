@@ -1,0 +1,513 @@
+"""An ns-2.35 Tcl script equivalent to a resolved hoptcp scenario.
+
+The script builds the same nodes, radio, 802.11 MAC, interface queues, TCP/UDP
+agents and applications, and compensates for what ns-2.35 does differently
+around them (each fact is commented in the generated script):
+
+- ns-2.35 has no static routing agent for wireless nodes (``ManualRtgAgent`` is
+  named in ns-lib.tcl but not compiled in). ``routing.protocol = "static"`` is
+  expressed with DSDV converged and then frozen: its periodic update is pushed out
+  of the run (10^6 s, so the neighbour timeout, three periods, never fires), new
+  routes are advertised at once (``wst0_ 0``: triggered updates converge the
+  table in about a second per hop) and MAC failures are not reported to it
+  (``use_mac_ 0``). If a route still changes in the last seconds before the
+  flows would start, the script stops there (DSDV has not settled: the scenario
+  cannot be expressed). The routes DSDV froze are read back from its trace and
+  checked against hoptcp's (:func:`hoptcp.ns2.trace.check_routes`): on chains and
+  the cross they are hoptcp's shortest routes; on grids DSDV's triggered updates
+  turn into sequence-number bumps that keep changing routes, so grids cannot be
+  expressed.
+- DSDV adds a 20-byte IP header to every packet it originates, AODV to every
+  non-TCP packet (aodv.cc ``recv``); TCP header and sink packet sizes and CBR
+  sizes are reduced so that frames on the air have hoptcp's sizes.
+- ``Agent/UDP``'s ``packetSize_`` (1000) splits larger CBR packets: it is set to
+  the CBR packet size.
+- ARP holds one packet per unresolved neighbour and drops the rest: every link a
+  flow uses is resolved with a ping before the flows start.
+- ``Agent/TCP``'s ``ssthresh_`` is set by ``reset()`` when the agent is created
+  (to the class default ``window_`` of 20) and mobile nodes never reset their
+  agents again, so a ``window_`` set afterwards leaves ssthresh at 20; the
+  script sets ``ssthresh_`` to ``tcp.initial_ssthresh`` explicitly.
+
+Scenario time 0 is ns-2 time ``t0`` (routing and ARP warm-up before it); the
+parser subtracts it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .. import _bridge
+from ..errors import ScenarioError
+from ..scenario import Scenario
+
+SPEED_OF_LIGHT = 3.0e8  # ns-2's, for wavelengths (hoptcp uses the same)
+#: ns-2 time between the ARP warm-up pings of successive links
+PING_SPACING_S = 0.02
+#: DSDV's "never again" period (s): periodic updates and neighbour timeouts
+DSDV_FROZEN_PERIOD_S = 1e6
+#: seconds before the ARP pings in which DSDV must not change a route any more
+DSDV_SETTLE_S = 5.0
+#: the IP header DSDV/AODV add to packets they originate (aodv.cc, dsdv.cc: IP_HDR_LEN)
+IP_HDR_LEN = 20
+#: hoptcp's TCP/IP header on data and ACK segments, and its UDP/IP header
+TCP_HEADER_BYTES = 40
+UDP_HEADER_BYTES = 28
+
+
+class Ns2Unsupported(ScenarioError):
+    """The scenario uses something ns-2.35 cannot express; the message names the key."""
+
+
+@dataclass(frozen=True)
+class RoutingMap:
+    """How one of hoptcp's routing protocols is expressed in ns-2.35."""
+
+    adhoc_routing: str
+    #: bytes the ns-2 routing agent adds to packets of each transport it originates
+    added_bytes: dict[str, int]
+    #: hoptcp's routes are fixed and must be checked against the ones ns-2 froze
+    static: bool
+
+
+ROUTING: dict[str, RoutingMap] = {
+    "static": RoutingMap("DSDV", {"tcp": IP_HDR_LEN, "udp": IP_HDR_LEN, "ping": IP_HDR_LEN}, static=True),
+    # ns-2.35 AODV adds the IP header to non-TCP packets only (aodv.cc, AODV::recv).
+    "aodv": RoutingMap("AODV", {"tcp": 0, "udp": IP_HDR_LEN, "ping": IP_HDR_LEN}, static=False),
+}
+
+#: ns-2.35's AODV constants (aodv/aodv.h, aodv_rqueue.h, aodv.cc) under the key names of hoptcp's
+#: ``[routing.aodv]`` table. They are compiled into ns-2, so a scenario can only be exported with
+#: these values; a key the exporter does not know is refused rather than guessed.
+NS2_AODV_CONSTANTS: dict[str, float | bool] = {
+    "ttl_start": 5,
+    "ttl_increment": 2,
+    "ttl_threshold": 7,
+    "network_diameter": 30,
+    "rreq_retries": 3,
+    "max_rreq_timeout_s": 10.0,
+    "node_traversal_time_s": 0.03,
+    "active_route_timeout_s": 10.0,
+    "my_route_timeout_s": 10.0,
+    "reverse_route_life_s": 6.0,
+    "bcast_id_save_s": 6.0,
+    "buffer_packets": 64,
+    "buffer_timeout_s": 30.0,
+    "broadcast_jitter_s": 0.01,
+    "arp_delay_s": 0.01,
+    "purge_interval_s": 0.5,
+    "local_repair": True,
+    "first_rreq_network_wide": True,
+}
+
+
+@dataclass
+class FlowMap:
+    """One hoptcp flow and the ns-2 objects that carry it."""
+
+    id: int
+    transport: str
+    app: str
+    src: int
+    dst: int
+    path: list[int]
+    start_s: float
+    stop_s: float
+    #: payload bytes per packet hoptcp counts as goodput
+    payload_bytes: int
+    #: bytes of one data packet as ns-2's receiving agent counts them (TCP sink ``bytes_``)
+    ns2_packet_bytes: int
+    max_window: int = 0
+
+
+@dataclass
+class Export:
+    """An exported script and what the trace parser needs to read its output."""
+
+    tcl: str
+    #: ns-2 time of scenario time 0
+    t0: float
+    duration_s: float
+    warmup_s: float
+    n_nodes: int
+    routing: str
+    flows: list[FlowMap]
+    #: caveats worth telling the user (e.g. shortest paths that are not unique)
+    notes: list[str] = field(default_factory=list)
+
+    def meta(self) -> dict[str, Any]:
+        """Everything but the script, as JSON-able data (stored beside ns-2 results)."""
+        return {"t0": self.t0, "duration_s": self.duration_s, "warmup_s": self.warmup_s,
+                "n_nodes": self.n_nodes, "routing": self.routing, "notes": self.notes,
+                "flows": [vars(f) for f in self.flows]}
+
+
+# --- radio ----------------------------------------------------------------------------------
+
+def two_ray_power(d: float, radio: dict[str, Any]) -> float:
+    """Received power (W) at ``d`` m: ns-2's TwoRayGround (Friis below the crossover)."""
+    pt, h, loss = radio["tx_power_w"], radio["antenna_height_m"], radio["system_loss"]
+    lam = SPEED_OF_LIGHT / radio["frequency_hz"]
+    if d <= 0:
+        return float(pt)
+    if d < 4 * math.pi * h * h / lam:
+        return float(pt * lam * lam / ((4 * math.pi * d) ** 2 * loss))
+    return float(pt * h ** 4 / (d ** 4 * loss))
+
+
+def _g(x: float) -> str:
+    """A float written so Tcl reads back exactly the same double."""
+    return repr(float(x))
+
+
+# --- what ns-2.35 cannot express ------------------------------------------------------------
+
+def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> None:
+    """Raise :class:`Ns2Unsupported` naming the first key ns-2.35 cannot express."""
+    radio, mac = sc["radio"], sc["mac"]
+    if radio["standard"] not in ("dsss", "ns2_g"):
+        raise Ns2Unsupported(f"radio.standard = \"{radio['standard']}\" cannot be exported: ns-2.35's Mac/802_11 "
+                             "times every frame with the DSSS PLCP and 802.11b's slot and SIFS (allowed: \"dsss\", "
+                             "\"ns2_g\")")
+    if mac["frame_format"] != "ns2":
+        raise Ns2Unsupported(f"mac.frame_format = \"{mac['frame_format']}\" cannot be exported: ns-2.35 uses its "
+                             "own frame sizes (allowed: \"ns2\")")
+    protocol = sc["routing"]["protocol"]
+    if protocol not in ROUTING:
+        raise Ns2Unsupported(f"routing.protocol = \"{protocol}\" has no ns-2.35 counterpart here "
+                             f"(allowed: {', '.join(ROUTING)})")
+    if protocol == "aodv":
+        for key, value in (sc["routing"].get("aodv") or {}).items():
+            if key not in NS2_AODV_CONSTANTS:
+                raise Ns2Unsupported(f"routing.aodv.{key} cannot be exported: the exporter does not know "
+                                     "ns-2.35's value of this constant")
+            if value != NS2_AODV_CONSTANTS[key]:
+                raise Ns2Unsupported(
+                    f"routing.aodv.{key} = {json.dumps(value)} cannot be exported: ns-2.35 compiles its AODV "
+                    f"constants in (allowed: {json.dumps(NS2_AODV_CONSTANTS[key])}, ns-2's value)")
+    for key, what in (("link_red", "Link RED"), ("adaptive_pacing", "adaptive pacing")):
+        if (mac.get(key) or {}).get("enabled"):
+            raise Ns2Unsupported(f"mac.{key}.enabled = true cannot be exported: ns-2.35's Mac/802_11 has no "
+                                 f"{what} (Fu et al.'s code was never released; allowed: false)")
+    if sc["stats"].get("batches") is not None:
+        raise Ns2Unsupported("stats.batches cannot be exported: the batch-means stop rule ends a run on delivered "
+                             "packets, an exported run lasts duration_s (remove the key)")
+    if sc["tcp"]["variant"] not in ("newreno", "reno", "vegas"):
+        raise Ns2Unsupported(f"tcp.variant = \"{sc['tcp']['variant']}\" cannot be exported: ns-2.35 has no such "
+                             "agent built in (allowed: \"newreno\", \"reno\", \"vegas\")")
+    for f in flows:
+        key = f"flows.{f['id']}"
+        if f["transport"] == "tcp" and f["tcp"]["variant"] not in ("newreno", "reno", "vegas"):
+            raise Ns2Unsupported(f"{key}.variant = \"{f['tcp']['variant']}\" cannot be exported: ns-2.35 has no "
+                                 "such agent built in (allowed: \"newreno\", \"reno\", \"vegas\")")
+        if f["app"] == "cbr" and f["jitter"] not in (0.0, 0.5):
+            raise Ns2Unsupported(f"{key}.jitter = {f['jitter']:g} cannot be exported: ns-2's CBR only has "
+                                 "random_ 0 or 1 (allowed: 0 or 0.5)")
+        if f["transport"] == "tcp" and f["app"] != "ftp":
+            raise Ns2Unsupported(f"{key}.app = \"{f['app']}\" over TCP cannot be exported (allowed: \"ftp\")")
+        if f["transport"] == "udp" and f["app"] != "cbr":
+            raise Ns2Unsupported(f"{key}.app = \"{f['app']}\" over UDP cannot be exported (allowed: \"cbr\")")
+        if len(f["path"]) - 1 >= 32:
+            raise Ns2Unsupported(f"{key} crosses {len(f['path']) - 1} hops: ns-2.35's routing agents start "
+                                 "packets with TTL 32 (allowed: at most 31 hops)")
+    if protocol == "static":
+        for i, fs in enumerate(sc.get("flows") or []):
+            if fs.get("route") is not None:
+                raise Ns2Unsupported(f"flows.{i}.route cannot be exported: ns-2.35 has no static routing for "
+                                     "wireless nodes, and DSDV chooses its own shortest paths (remove the key)")
+
+
+# --- topology helpers -----------------------------------------------------------------------
+
+def hop_distances(links: Sequence[Sequence[int]], src: int) -> list[int]:
+    dist = [-1] * len(links)
+    dist[src] = 0
+    q = deque([src])
+    while q:
+        u = q.popleft()
+        for v in links[u]:
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                q.append(v)
+    return dist
+
+
+def unique_shortest_path(links: Sequence[Sequence[int]], path: Sequence[int]) -> bool:
+    """True when ``path`` is the only shortest path between its ends (so DSDV must find it)."""
+    n = len(links)
+    ds, dt = hop_distances(links, path[0]), hop_distances(links, path[-1])
+    h = len(path) - 1
+    if ds[path[-1]] != h:
+        return False
+    # Count shortest paths with a DP over the BFS layers.
+    count = [0] * n
+    count[path[0]] = 1
+    for layer in range(1, h + 1):
+        for v in range(n):
+            if ds[v] == layer and dt[v] == h - layer:
+                count[v] = sum(count[u] for u in links[v] if ds[u] == layer - 1)
+    return count[path[-1]] == 1
+
+
+def _diameter_of(links: Sequence[Sequence[int]], nodes: Sequence[int]) -> int:
+    return max((d for s in nodes for d in hop_distances(links, s)), default=0)
+
+
+# --- the script -----------------------------------------------------------------------------
+
+def export(scenario: Scenario, seed: int | None = None, *, name: str | None = None) -> Export:
+    """The ns-2.35 script for ``scenario`` with run seed ``seed`` (default: the scenario's)."""
+    plan = json.loads(_bridge.plan_json(scenario.toml, scenario.overrides, seed))
+    sc, flows, positions, links = plan["scenario"], plan["flows"], plan["positions"], plan["links"]
+    check_expressible(sc, flows)
+    seed = int(sc["seed"])
+    if seed <= 0:
+        raise Ns2Unsupported(f"seed = {seed} cannot be exported: ns-2 seeds its generator from the clock "
+                             "for 0 (allowed: 1 or more)")
+    protocol = sc["routing"]["protocol"]
+    rmap = ROUTING[protocol]
+    notes: list[str] = []
+
+    # Warm-up. DSDV's triggered updates are at least 1 s apart: it gets 2 s per hop of the
+    # flows' endpoints' diameter plus 10 s, must have settled in the last 5 s of it, and then
+    # one ping per link a flow uses resolves ARP. With AODV the pings come first and the flows
+    # start once the routes the pings made have expired (ACTIVE_ROUTE_TIMEOUT), so that every
+    # flow discovers its route as in hoptcp.
+    used_links = sorted({(min(a, b), max(a, b)) for f in flows for a, b in zip(f["path"], f["path"][1:])})
+    endpoints = sorted({f["src"] for f in flows} | {f["dst"] for f in flows})
+    diameter = _diameter_of(links, endpoints) if endpoints else 0
+    t_ping = 10.0 + 2.0 * diameter if rmap.static else 1.0
+    settle = 2.0 if rmap.static else 2.0 + float(NS2_AODV_CONSTANTS["active_route_timeout_s"]) + 3.0
+    t0 = math.ceil(t_ping + PING_SPACING_S * len(used_links) + settle)
+    if rmap.static:
+        for f in flows:
+            if not unique_shortest_path(links, f["path"]):
+                notes.append(f"flows.{f['id']} ({f['src']} -> {f['dst']}): hoptcp's route "
+                             f"{'-'.join(map(str, f['path']))} is one of several shortest paths; "
+                             "DSDV may freeze another (the route check tells)")
+
+    fmaps: list[FlowMap] = []
+    out: list[str] = []
+    w = out.append
+    nm = name or sc.get("name") or scenario.name
+    nn = len(positions)
+    xs = [p[0] for p in positions]
+    ys = [p[1] for p in positions]
+    margin = 10.0
+    dx, dy = margin - min(xs), margin - min(ys)
+    width = max(xs) + dx + margin
+    height = max(ys) + dy + margin
+    radio, mac, ip = sc["radio"], sc["mac"], sc["ip"]
+    duration = float(sc["duration_s"])
+    warmup = float(sc["stats"]["warmup_s"])
+
+    w(f"# ns-2.35 script exported by hoptcp {_bridge.version()} from scenario \"{nm}\", seed {seed}.")
+    w("# Run:  ns THIS.tcl [OUT]   writes OUT.tr (drops, routing), OUT.cwnd (TCP cwnd_), OUT.stats (counters).")
+    w(f"# Scenario time 0 is ns-2 time t0 = {t0:g} s: routing ({rmap.adhoc_routing}) and ARP warm up before it.")
+    w("")
+    w('set opt(out) [expr {$argc > 0 ? [lindex $argv 0] : "hoptcp-ns2"}]')
+    w(f"set opt(nn) {nn}")
+    w(f"set opt(t0) {t0:.1f}")
+    w(f"set opt(end) [expr {{$opt(t0) + {_g(duration)}}}]")
+    w("global defaultRNG")
+    w(f"$defaultRNG seed {seed}")
+    w("")
+    w("# --- radio: two-ray ground; thresholds are the received power at the tx and cs ranges")
+    rx = two_ray_power(radio["tx_range_m"], radio)
+    cs = two_ray_power(radio["cs_range_m"], radio)
+    w(f"Phy/WirelessPhy set Pt_ {_g(radio['tx_power_w'])}")
+    w(f"Phy/WirelessPhy set freq_ {_g(radio['frequency_hz'])}")
+    w(f"Phy/WirelessPhy set L_ {_g(radio['system_loss'])}")
+    w(f"Phy/WirelessPhy set RXThresh_ {_g(rx)} ;# {radio['tx_range_m']:g} m")
+    w(f"Phy/WirelessPhy set CSThresh_ {_g(cs)} ;# {radio['cs_range_m']:g} m")
+    w(f"Phy/WirelessPhy set CPThresh_ {_g(10 ** (radio['capture_db'] / 10))} ;# {radio['capture_db']:g} dB")
+    w(f"Antenna/OmniAntenna set Z_ {_g(radio['antenna_height_m'])}")
+    w("Antenna/OmniAntenna set Gt_ 1.0")
+    w("Antenna/OmniAntenna set Gr_ 1.0")
+    w("")
+    w("# --- 802.11 DCF (DSSS timing), link layer")
+    w(f"Mac/802_11 set dataRate_ {_g(radio['data_rate_mbps'] * 1e6)}")
+    w(f"Mac/802_11 set basicRate_ {_g(radio['basic_rate_mbps'] * 1e6)}")
+    w(f"Mac/802_11 set RTSThreshold_ {mac['rts_threshold_bytes']}")
+    w(f"Mac/802_11 set ShortRetryLimit_ {mac['short_retry_limit']}")
+    w(f"Mac/802_11 set LongRetryLimit_ {mac['long_retry_limit']}")
+    w(f"Mac/802_11 set CWMin_ {mac['cw_min']}")
+    w(f"Mac/802_11 set CWMax_ {mac['cw_max']}")
+    w(f"LL set delay_ {_g(ip['ll_delay_us'] / 1e6)}")
+    w("")
+    if rmap.static:
+        w("# --- routing: ns-2.35 has no static routing agent for wireless nodes. DSDV converged")
+        w("# and then frozen: no periodic update (and so no neighbour timeout, three periods) in")
+        w("# the run, new routes advertised at once (triggered updates), MAC failures not reported.")
+        w(f"Agent/DSDV set perup_ {DSDV_FROZEN_PERIOD_S:g}")
+        w("Agent/DSDV set wst0_ 0")
+        w("Agent/DSDV set use_mac_ 0")
+        w("Agent/DSDV set verbose_ 0")
+        w("Agent/DSDV set trace_wst_ 1 ;# every route change (VWST line) goes to the trace: the route check reads them")
+    else:
+        w("# --- routing: ns-2.35's AODV with its compiled-in constants")
+    w("")
+    w("set ns_ [new Simulator]")
+    w("set tracefd [open $opt(out).tr w]")
+    w("$ns_ trace-all $tracefd")
+    w("set cwndfd [open $opt(out).cwnd w]")
+    w("set statsfd [open $opt(out).stats w]")
+    w("set topo [new Topography]")
+    w(f"$topo load_flatgrid {math.ceil(width)} {math.ceil(height)}")
+    w("create-god $opt(nn)")
+    w("set chan [new Channel/WirelessChannel]")
+    w(f"$ns_ node-config -adhocRouting {rmap.adhoc_routing} -llType LL -macType Mac/802_11 \\")
+    w(f"    -ifqType Queue/DropTail/PriQueue -ifqLen {mac['queue_limit']} -antType Antenna/OmniAntenna \\")
+    w("    -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy -channel $chan -topoInstance $topo \\")
+    w("    -agentTrace OFF -routerTrace OFF -macTrace OFF -movementTrace OFF")
+    w("")
+    w(f"# --- nodes (hoptcp positions shifted by ({_g(dx)}, {_g(dy)}) m: ns-2's flat grid starts at 0)")
+    w("# Interface-queue and routing drops are always traced; MAC drops (retry limits) get a drop")
+    w("# target without tracing every frame.")
+    w("proc make-node {i x y} {")
+    w("    global ns_ node_")
+    w("    set node_($i) [$ns_ node]")
+    w("    $node_($i) random-motion 0")
+    w("    $node_($i) set X_ $x")
+    w("    $node_($i) set Y_ $y")
+    w("    $node_($i) set Z_ 0.0")
+    w("    [$node_($i) set mac_(0)] drop-target [cmu-trace Drop \"MAC\" $node_($i)]")
+    w("}")
+    for i, (x, y) in enumerate(positions):
+        w(f"make-node {i} {_g(x + dx)} {_g(y + dy)}")
+    w("")
+    if rmap.static:
+        w("# DSDV must have settled: no route change (VWST line) in the last seconds before the")
+        w("# pings, else the run stops here (the scenario cannot be expressed).")
+        w("proc trace-mark {} {")
+        w("    global ns_ tracefd opt")
+        w("    $ns_ flush-trace")
+        w("    flush $tracefd")
+        w("    set opt(mark) [file size $opt(out).tr]")
+        w("}")
+        w("proc routing-settled {} {")
+        w("    global ns_ tracefd statsfd opt")
+        w("    $ns_ flush-trace")
+        w("    flush $tracefd")
+        w("    set fh [open $opt(out).tr r]")
+        w("    seek $fh $opt(mark)")
+        w("    set changes [regexp -all {VWST} [read $fh]]")
+        w("    close $fh")
+        w("    if {$changes > 0} {")
+        w("        puts $statsfd \"-1 unsettled $changes\"")
+        w("        close $statsfd")
+        w("        exit 0")
+        w("    }")
+        w("}")
+        w(f"$ns_ at {t_ping - DSDV_SETTLE_S:.1f} \"trace-mark\"")
+        w(f"$ns_ at {t_ping - 0.001:.3f} \"routing-settled\"")
+        w("")
+    w("# --- ARP warm-up: ARP holds one packet per unresolved neighbour and drops the rest, so")
+    w("# each link a flow uses is resolved by a ping before the flows start.")
+    w("Agent/Ping instproc recv {from rtt} {}")
+    w("proc arp-warmup {a b t} {")
+    w("    global ns_ node_")
+    w("    set p [new Agent/Ping]")
+    w("    set q [new Agent/Ping]")
+    w("    $ns_ attach-agent $node_($a) $p")
+    w("    $ns_ attach-agent $node_($b) $q")
+    w("    $ns_ connect $p $q")
+    w("    $ns_ at $t \"$p send\"")
+    w("}")
+    for k, (a, b) in enumerate(used_links):
+        w(f"arp-warmup {a} {b} {t_ping + PING_SPACING_S * k:.3f}")
+    w("")
+    w("# --- flows. Sizes on the air match hoptcp's: TCP data = payload + 40 B, ACKs and the")
+    w(f"# setup segment 40 B, UDP = payload + 28 B; {rmap.adhoc_routing} adds "
+      f"{rmap.added_bytes['tcp']} B to TCP and {rmap.added_bytes['udp']} B to UDP packets it originates.")
+    w("proc t {s} { global opt; return [expr {$opt(t0) + $s}] }")
+    w("proc record {i what value} { global statsfd; puts $statsfd \"$i $what $value\" }")
+    tcp_added = rmap.added_bytes["tcp"]
+    udp_added = rmap.added_bytes["udp"]
+    variants = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "vegas": "Agent/TCP/Vegas"}
+    for f in flows:
+        i = f["id"]
+        start, stop = float(f["start_s"]), float(f["stop_s"])
+        measure_from = max(start, warmup)
+        w(f"# flow {i}: {f['transport']}/{f['app']} {f['src']} -> {f['dst']} over {'-'.join(map(str, f['path']))}")
+        if f["transport"] == "tcp":
+            t = f["tcp"]
+            hdr = TCP_HEADER_BYTES - tcp_added
+            w(f"set src({i}) [new {variants[t['variant']]}]")
+            w(f"$src({i}) set window_ {t['max_window']}")
+            w(f"$src({i}) set packetSize_ {t['payload_bytes']}")
+            w(f"$src({i}) set tcpip_base_hdr_size_ {hdr}")
+            w(f"$src({i}) set windowInit_ {t['initial_window']}")
+            ss = t.get("initial_ssthresh")
+            if ss is None:  # before tcp.initial_ssthresh became explicit: it meant window_
+                ss = t["max_window"]
+            w(f"$src({i}) set ssthresh_ {ss} ;# reset() at creation left 20 (class window_); explicit")
+            w(f"$src({i}) set minrto_ {_g(t['min_rto_s'])}")
+            w(f"$src({i}) set ecn_ {1 if t['ecn'] else 0}")
+            if t["variant"] == "vegas":
+                w(f"$src({i}) set v_alpha_ {_g(t['vegas_alpha'])}")
+                w(f"$src({i}) set v_beta_ {_g(t['vegas_beta'])}")
+                w(f"$src({i}) set v_gamma_ {_g(t['vegas_gamma'])}")
+            sink = "Agent/TCPSink/DelAck" if t["delayed_ack"] else "Agent/TCPSink"
+            w(f"set dst({i}) [new {sink}]")
+            w(f"$dst({i}) set packetSize_ {hdr} ;# ACK size")
+            w(f"$ns_ attach-agent $node_({f['src']}) $src({i})")
+            w(f"$ns_ attach-agent $node_({f['dst']}) $dst({i})")
+            w(f"$ns_ connect $src({i}) $dst({i})")
+            w(f"$src({i}) attach $cwndfd")
+            w(f"$src({i}) trace cwnd_")
+            w(f"set app({i}) [new Application/FTP]")
+            w(f"$app({i}) attach-agent $src({i})")
+            w(f"$ns_ at [t {_g(start)}] \"$app({i}) start\"")
+            if stop < duration:
+                w(f"$ns_ at [t {_g(stop)}] \"$app({i}) stop\"")
+            # The sink's bytes_ counts bytes delivered in order (tcp-sink.cc), IP header included.
+            w(f"$ns_ at [t {_g(measure_from)}] \"record {i} from \\[$dst({i}) set bytes_\\]\"")
+            w(f"$ns_ at [t {_g(min(stop, duration))}] \"record {i} to \\[$dst({i}) set bytes_\\]\"")
+            # On arrival a data packet is payload + 40 B (the routing agent's header included).
+            fmaps.append(FlowMap(i, "tcp", "ftp", f["src"], f["dst"], f["path"], start, stop,
+                                 int(t["payload_bytes"]), int(t["payload_bytes"]) + TCP_HEADER_BYTES,
+                                 int(t["max_window"])))
+        else:
+            size = int(f["packet_bytes"]) + UDP_HEADER_BYTES - udp_added
+            interval_ns = max(1, round(f["packet_bytes"] * 8 / f["rate_bps"] * 1e9))
+            w(f"set src({i}) [new Agent/UDP]")
+            w(f"$src({i}) set packetSize_ {size} ;# no splitting (default 1000)")
+            w(f"set dst({i}) [new Agent/LossMonitor]")
+            w(f"$ns_ attach-agent $node_({f['src']}) $src({i})")
+            w(f"$ns_ attach-agent $node_({f['dst']}) $dst({i})")
+            w(f"$ns_ connect $src({i}) $dst({i})")
+            w(f"set app({i}) [new Application/Traffic/CBR]")
+            w(f"$app({i}) attach-agent $src({i})")
+            w(f"$app({i}) set packetSize_ {size}")
+            w(f"$app({i}) set rate_ {_g(size * 8 / (interval_ns * 1e-9))} ;# one packet every "
+              f"{interval_ns * 1e-9:.9g} s")
+            w(f"$app({i}) set random_ {1 if f['jitter'] else 0}")
+            w(f"$ns_ at [t {_g(start)}] \"$app({i}) start\"")
+            if stop < duration:
+                w(f"$ns_ at [t {_g(stop)}] \"$app({i}) stop\"")
+            w(f"$ns_ at [t {_g(measure_from)}] \"record {i} from \\[$dst({i}) set npkts_\\]\"")
+            w(f"$ns_ at [t {_g(min(stop, duration))}] \"record {i} to \\[$dst({i}) set npkts_\\]\"")
+            fmaps.append(FlowMap(i, "udp", "cbr", f["src"], f["dst"], f["path"], start, stop,
+                                 int(f["packet_bytes"]), size))
+    w("")
+    w("# --- end: TCP counters (nrexmit_ = timeouts, nrexmitpack_ = retransmitted packets)")
+    w("proc finish {} {")
+    w("    global ns_ tracefd cwndfd statsfd src")
+    for fm in fmaps:
+        if fm.transport == "tcp":
+            for var in ("nrexmit_", "nrexmitpack_", "ndatapack_", "cwnd_", "ssthresh_"):
+                w(f"    record {fm.id} {var} [$src({fm.id}) set {var}]")
+    w("    $ns_ flush-trace")
+    w("    close $tracefd")
+    w("    close $cwndfd")
+    w("    close $statsfd")
+    w("    exit 0")
+    w("}")
+    w("$ns_ at $opt(end) \"finish\"")
+    w("$ns_ run")
+    return Export("\n".join(out) + "\n", float(t0), duration, warmup, nn, protocol, fmaps, notes)

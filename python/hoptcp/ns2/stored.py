@@ -1,0 +1,164 @@
+"""ns-2.35 results stored with hoptcp, one file per reproduction entry, for the reports' ns-2.35 column.
+
+``hoptcp ns2 reproduce-data ID|all`` runs an entry's full sweep (or the part ns-2.35
+can express, see :data:`PLANS`) under ns-2.35 and writes
+``hoptcp/reproduce/ns2data/<id>.csv`` (one row per run: the sweep parameters, the
+seed and every metric ns-2 gives, under hoptcp's names) and ``<id>.json`` (what was
+run). Reports read them with :func:`load`, so rendering a report never needs ns-2.
+
+The frame :func:`load` returns has the same columns as the entry's hoptcp runs frame
+(``params``, ``seed``, metrics), plus ``ns2.routes_ok``; reproduction check and
+evidence functions see it as ``ctx.ns2`` (:mod:`hoptcp.reproduce.ns2_results`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from ..errors import SpecError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from ..reproduce.catalogue import Entry
+    from ..sweep import SweepSpec
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which part of an entry's full sweep runs under ns-2.35."""
+
+    #: seeds (None: the entry's own)
+    seeds: tuple[int, ...] | None = None
+    #: keep a sweep point? (None: all)
+    points: Callable[[Mapping[str, Any]], bool] | None = None
+    #: what was left out and why (shown in the report)
+    note: str = ""
+    #: the entry cannot be run in ns-2.35 at all: why
+    unsupported: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+_FIVE = tuple(range(1, 6))
+_NS2_TOPOLOGIES = {"chain6x6", "chain7x3", "cross2"}
+
+#: per entry: what ns-2.35 runs (entries not listed run their whole sweep with their seeds)
+PLANS: dict[str, Plan] = {
+    "fu-window": Plan(seeds=_FIVE),
+    "fu-vegas": Plan(seeds=_FIVE),
+    "fu-wstar": Plan(seeds=(1, 2, 3), points=lambda p: int(p["topology.hops"]) <= 16,
+                     note="ns-2.35 ran chains of up to 16 hops with 3 seeds (the longer chains take minutes per "
+                          "run in ns-2)."),
+    "fu-topologies": Plan(seeds=_FIVE, points=lambda p: p["name"] in _NS2_TOPOLOGIES,
+                          note="ns-2.35 ran the chains and the cross. ns-2.35 has no static routing for "
+                               "wireless nodes and DSDV, which stands in for it, never settles on the 13x13 "
+                               "grid or the random topology (docs/validation.md), so those cases have no "
+                               "ns-2.35 value."),
+    "fu-queues": Plan(seeds=_FIVE),
+    "fu-buffer": Plan(seeds=(1, 2, 3), note="ns-2.35 ran 3 seeds (runs with 100-200 flows take minutes in "
+                                            "ns-2)."),
+    "fu-linkdrop": Plan(unsupported="its claims divide by packets handed to each MAC and use the per-node "
+                                    "backlog, which ns-2's traces give only with full MAC tracing"),
+}
+
+
+def data_dir() -> Path:
+    return Path(str(resources.files("hoptcp.reproduce") / "ns2data"))
+
+
+def _files(entry_id: str, directory: Path | None = None) -> tuple[Path, Path]:
+    d = directory or data_dir()
+    return d / f"{entry_id}.csv", d / f"{entry_id}.json"
+
+
+def plan_of(entry_id: str) -> Plan:
+    return PLANS.get(entry_id, Plan())
+
+
+def ns2_spec(entry: "Entry") -> "SweepSpec":
+    """The full sweep of ``entry`` restricted to what :data:`PLANS` says ns-2.35 runs."""
+    from ..sweep import SweepSpec
+
+    spec = entry.sweep_spec(False)
+    plan = plan_of(entry.id)
+    if plan.unsupported:
+        raise SpecError(f"entry '{entry.id}' has no ns-2.35 runs: {plan.unsupported}")
+    seeds = list(plan.seeds) if plan.seeds is not None else spec.seeds
+    if plan.points is None:
+        return SweepSpec(spec.name, spec.scenario, spec.grid, spec.zip, spec.set, seeds, spec.metrics,
+                         spec.description)
+    keep = [p for p in spec.points() if plan.points(p)]
+    keys = spec.param_keys
+    # The kept points as one zip dimension (the sweep machinery's way to list points).
+    zipped = {k: [p[k] for p in keep] for k in keys}
+    return SweepSpec(spec.name, spec.scenario, {}, zipped, spec.set, seeds, spec.metrics, spec.description)
+
+
+def generate(entry_id: str, *, store: Any = None, jobs: int | None = None, progress: bool = True,
+             directory: Path | None = None) -> Path:
+    """Run the entry's sweep in ns-2.35 (cached in ``store``) and write its data files."""
+    from ..reproduce.catalogue import get_entry
+    from ..store import DEFAULT_STORE
+    from .run import ns2_version, run_sweep
+
+    entry = get_entry(entry_id)
+    spec = ns2_spec(entry)
+    df = run_sweep(spec, store=store or DEFAULT_STORE, jobs=jobs, progress=progress, derive=entry.derive_fn())
+    csv, meta = _files(entry_id, directory)
+    csv.parent.mkdir(parents=True, exist_ok=True)
+    params = list(df.attrs.get("params", []))
+    # Wall time is not a result: leave it out so regenerated files differ only where results do.
+    metrics = [m for m in df.attrs.get("metrics", []) if m not in params and m != "wall_time_s"]
+    df[[*params, "seed", *metrics]].to_csv(csv, index=False)
+    meta.write_text(json.dumps({
+        "entry": entry_id,
+        "set": {k: v for k, v in spec.set.items()},
+        "params": params,
+        "seeds": spec.seeds,
+        "points": len(spec.points()),
+        "runs": len(df),
+        "routes_ok": int(df["ns2.routes_ok"].astype(bool).sum()) if "ns2.routes_ok" in df else None,
+        "note": plan_of(entry_id).note,
+        "ns2_version": ns2_version(),
+        "generated": _dt.date.today().isoformat(),
+    }, indent=1) + "\n", encoding="utf-8")
+    return csv
+
+
+def info(entry_id: str, directory: Path | None = None) -> dict[str, Any] | None:
+    """What the stored ns-2.35 runs of an entry are (None when there are none)."""
+    _, meta = _files(entry_id, directory)
+    if not meta.is_file():
+        return None
+    return dict(json.loads(meta.read_text(encoding="utf-8")))
+
+
+def load(entry_id: str, spec: "SweepSpec | None" = None, directory: Path | None = None) -> "pd.DataFrame | None":
+    """The stored ns-2.35 runs of an entry, or None when there are none.
+
+    With ``spec``, only if they were run with the same fixed settings (``[sweep] set``,
+    e.g. the run length): a quick sweep gets None. Runs in which DSDV froze other
+    routes than hoptcp's are dropped.
+    """
+    import pandas as pd
+
+    csv, _ = _files(entry_id, directory)
+    meta = info(entry_id, directory)
+    if meta is None or not csv.is_file():
+        return None
+    if spec is not None and {k: v for k, v in spec.set.items()} != meta.get("set"):
+        return None
+    df = pd.read_csv(csv)
+    if "ns2.routes_ok" in df.columns:
+        df = df[df["ns2.routes_ok"].astype(bool)].reset_index(drop=True)
+    params = list(meta.get("params", []))
+    df.attrs["params"] = params
+    df.attrs["metrics"] = [c for c in df.columns if c not in params and c != "seed"]
+    df.attrs["simulator"] = "ns-2.35"
+    df.attrs["ns2"] = meta
+    return df

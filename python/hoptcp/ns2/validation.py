@@ -1,0 +1,349 @@
+"""The ``validation/ns2/`` suite: matched cases in hoptcp and ns-2.35, and ``docs/validation.md``.
+
+``hoptcp ns2 validate`` crosschecks every case (cached in the results store), keeps the
+compared metrics of every run in ``validation/ns2/results.json`` and renders the page
+from that file, so the page can be regenerated without either simulator
+(``--render-only``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fnmatch
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import _toml
+from ..errors import SpecError
+from ..scenario import Scenario
+from ..store import DEFAULT_STORE, Store
+from .compare import MetricComparison, compare, mean_sd
+
+#: the suite shipped with hoptcp's sources
+SUITE = Path("validation/ns2/suite.toml")
+RESULTS = Path("validation/ns2/results.json")
+PAGE = Path("docs/validation.md")
+
+#: metrics shown in the page's tables (and checked for the "outside seed noise" list)
+HEADLINE = ("aggregate_goodput_bps", "drops.total", "drops.queue_overflow", "drops.mac_rts_retry",
+            "drops.mac_data_retry", "flow.*.timeouts", "flow.*.retransmissions", "flow.*.avg_cwnd_traced",
+            "flow.*.goodput_bps", "fairness_jain", "node.*.mac_drops")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    group: str
+    what: str
+    scenario: Scenario
+    #: seeds of this case (None: the suite's)
+    seeds: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    case: str
+    metric: str
+    text: str
+
+
+@dataclass
+class Suite:
+    path: Path
+    seeds: list[int]
+    cases: list[Case]
+    diagnoses: list[Diagnosis] = field(default_factory=list)
+
+    def diagnosis(self, case: str, metric: str) -> str | None:
+        for d in self.diagnoses:
+            if fnmatch.fnmatchcase(case, d.case) and fnmatch.fnmatchcase(metric, d.metric):
+                return d.text
+        return None
+
+
+def _req(where: str, table: Mapping[str, Any], key: str) -> Any:
+    if key not in table:
+        raise SpecError(f"{where}: missing key '{key}'")
+    return table[key]
+
+
+def load_suite(path: str | Path = SUITE) -> Suite:
+    p = Path(path)
+    doc = _toml.loads(_toml.read_file(p, "validation suite", SpecError))
+    unknown = set(doc) - {"seeds", "case", "diagnosis"}
+    if unknown:
+        raise SpecError(f"{p}: unknown key '{sorted(unknown)[0]}' (allowed: seeds, case, diagnosis)")
+    cases = []
+    for i, c in enumerate(doc.get("case", [])):
+        where = f"{p}: case {i}"
+        bad = set(c) - {"name", "group", "what", "scenario", "toml", "set", "seeds"}
+        if bad:
+            raise SpecError(f"{where}: unknown key '{sorted(bad)[0]}'")
+        name = _req(where, c, "name")
+        if ("scenario" in c) == ("toml" in c):
+            raise SpecError(f"{p}: case '{name}': give either scenario (a file) or toml (inline), not both")
+        if "scenario" in c:
+            sc = Scenario.load(p.parent / c["scenario"])
+        else:
+            sc = Scenario.from_toml(c["toml"], base_dir=p.parent, name=name, origin=f"{p}: case '{name}'")
+        sc = Scenario(sc.toml, (), sc.base_dir, name).with_overrides(_toml.flatten(c.get("set", {})))
+        seeds = tuple(int(x) for x in c["seeds"]) if "seeds" in c else None
+        cases.append(Case(name, c.get("group", ""), c.get("what", ""), sc, seeds))
+    names = [c.name for c in cases]
+    if len(set(names)) != len(names):
+        raise SpecError(f"{p}: case names must be unique")
+    diags = []
+    for d in doc.get("diagnosis", []):
+        where = f"{p}: diagnosis"
+        diags.append(Diagnosis(_req(where, d, "case"), _req(where, d, "metric"), _req(where, d, "text")))
+    return Suite(p, [int(s) for s in doc.get("seeds", [1, 2, 3, 4, 5])], cases, diags)
+
+
+# --- running ---------------------------------------------------------------------------------
+
+def run_suite(suite: Suite, *, only: Sequence[str] = (), seeds: Sequence[int] | None = None,
+              store: str | Path | Store = DEFAULT_STORE, jobs: int | None = None, progress: bool = True,
+              results: str | Path = RESULTS, on_case: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Crosscheck the cases (``only``: glob patterns of names) and merge them into ``results``."""
+    from .. import _bridge
+    from .crosscheck import crosscheck
+    from .exporter import Ns2Unsupported
+    from .run import ns2_version
+
+    chosen = [c for c in suite.cases if not only or any(fnmatch.fnmatchcase(c.name, o) for o in only)]
+    if not chosen:
+        raise SpecError(f"no case of {suite.path} matches {', '.join(only)}")
+    data = load_results(results) if Path(results).is_file() else {"cases": {}}
+    db = store if isinstance(store, Store) else Store(store)
+    try:
+        for case in chosen:
+            if on_case:
+                on_case(case.name)
+            try:
+                cc = crosscheck(case.scenario, list(seeds or case.seeds or suite.seeds), store=db, jobs=jobs,
+                                progress=progress,
+                                metrics=HEADLINE, name=f"validation-{case.name}")
+            except Ns2Unsupported as exc:
+                data["cases"][case.name] = {"unsupported": str(exc)}
+                continue
+            if not cc.ns2_ran:
+                raise SpecError("ns-2 is not installed (no `ns` on PATH); --render-only renders the stored results")
+            keep = {c.metric for c in cc.comparisons}
+            data["cases"][case.name] = {
+                "seeds": cc.seeds,
+                "ns2": [{k: r[k] for k in sorted(keep) if k in r} for r in cc.ns2],
+                "hoptcp": [{k: r[k] for k in sorted(keep) if k in r} for r in cc.hoptcp],
+                "route_problems": {str(k): v for k, v in cc.route_problems.items() if v},
+                "notes": cc.notes,
+                "versions": [_bridge.version(), ns2_version()],
+            }
+    finally:
+        if not isinstance(store, Store):
+            db.close()
+    data["hoptcp_version"] = _bridge.version()
+    data["ns2_version"] = ns2_version()
+    data["generated"] = _dt.date.today().isoformat()
+    save_results(data, results)
+    return data
+
+
+def load_results(path: str | Path = RESULTS) -> dict[str, Any]:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError(f"no stored validation results at {path}; run `hoptcp ns2 validate` first") from None
+
+
+def save_results(data: Mapping[str, Any], path: str | Path = RESULTS) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(data, indent=1, sort_keys=True, default=_jsonable) + "\n", encoding="utf-8")
+
+
+def _jsonable(v: Any) -> Any:
+    return None if isinstance(v, float) and math.isnan(v) else float(v)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+def _cmp(entry: Mapping[str, Any]) -> list[MetricComparison]:
+    return compare(entry["ns2"], entry["hoptcp"], HEADLINE)
+
+
+def _find(cs: Sequence[MetricComparison], metric: str) -> MetricComparison | None:
+    return next((c for c in cs if c.metric == metric), None)
+
+
+def _nan(x: float) -> bool:
+    return math.isnan(x)
+
+
+def _kbps(x: float) -> str:
+    return "-" if _nan(x) else f"{x / 1e3:.1f}"
+
+
+def _num(x: float, digits: int = 3) -> str:
+    if _nan(x):
+        return "-"
+    return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def _ms(rows: Sequence[Mapping[str, Any]], metric: str, fmt: Callable[[float], str] = _num) -> str:
+    m, s = mean_sd([r.get(metric) for r in rows])
+    return "-" if _nan(m) else f"{fmt(m)} ± {fmt(s)}"
+
+
+def _verdict(c: MetricComparison | None) -> str:
+    if c is None:
+        return "-"
+    d = c.test.rel_diff
+    diff = f"{d * 100:+.1f}%" if not _nan(d) else f"{c.test.mean_b - c.test.mean_a:+.3g}"
+    p = c.test.p
+    return f"{diff} | {'-' if _nan(p) else f'{p:.2g}'} | {'yes' if c.test.within_noise else '**no**'}"
+
+
+def render(suite: Suite, data: Mapping[str, Any]) -> str:
+    """docs/validation.md from the suite and its stored results."""
+    cases = [c for c in suite.cases if c.name in data.get("cases", {})]
+    out: list[str] = []
+    w = out.append
+    n_runs = sum(len(data["cases"][c.name].get("seeds", [])) for c in cases)
+    w("# Validation against ns-2.35")
+    w("")
+    w("<!-- Generated by `hoptcp ns2 validate` from validation/ns2/suite.toml and results.json; do not edit. -->")
+    w("")
+    w("hoptcp's default model is ns-2.35's wireless model, the simulator behind the papers it reproduces. "
+      f"This page checks that claim against ns-2.35 itself (Debian's `ns2`): {len(cases)} matched cases, "
+      f"each run in both simulators with seeds {', '.join(map(str, suite.seeds))} (more for some) "
+      f"({n_runs} runs per simulator). Every case is a hoptcp scenario exported with "
+      "`hoptcp ns2 export` and compared with `hoptcp crosscheck`; the cases are in "
+      "[validation/ns2/suite.toml](../validation/ns2/suite.toml), the numbers of every run in "
+      "[validation/ns2/results.json](../validation/ns2/results.json).")
+    w("")
+    w("How the scenarios are matched (details in `python/hoptcp/ns2/exporter.py` and in the exported scripts): "
+      "radio thresholds from the tx and carrier-sense ranges by the same two-ray formula, capture "
+      "threshold, 802.11 rates, retry limits, RTS threshold, queue limits, TCP variant and variables "
+      "(window_, packetSize_, windowInit_, ssthresh_, minrto_), sinks, CBR sizes and ns-2's `random_`. "
+      "ns-2.35 has no static routing for wireless nodes: hoptcp's static routes are expressed with DSDV "
+      "that converges before the flows start and then stays frozen, and the routes it froze are read back "
+      "from its trace and checked against hoptcp's in every run. DSDV adds a 20-byte IP header to the "
+      "packets it originates: TCP header, ACK and CBR sizes are reduced so that frames on the air have "
+      "hoptcp's sizes. ARP, which hoptcp does not model, is resolved by a ping over every link a flow uses "
+      "before the flows start. ns-2's goodput is counted from the TCP sink's in-order bytes "
+      "(the LossMonitor's packets for CBR), over the same period as hoptcp's.")
+    w("")
+    w("**Reading the tables.** Means ± standard deviations over the seeds; *diff* is hoptcp relative "
+      "to ns-2.35; *p* is the two-sided p-value of Welch's t test of equal means; *within noise* is "
+      "p ≥ 0.05. Two simulators of the same model still differ run by run (their random numbers "
+      "differ), and about one comparison in twenty of identical distributions falls outside "
+      "p ≥ 0.05 by chance.")
+    w("")
+    good = [c for c in cases if "ns2" in data["cases"][c.name]]
+    cmps = {c.name: _cmp(data["cases"][c.name]) for c in good}
+    routes_bad = [c.name for c in good if data["cases"][c.name].get("route_problems")]
+    alike = [c for c in good if c.name not in routes_bad]
+    within = sum(1 for c in alike if (g := _find(cmps[c.name], "aggregate_goodput_bps")) and g.test.within_noise)
+    w("## Summary")
+    w("")
+    w(f"- Goodput within seed noise in {within} of the {len(alike)} cases where both simulators used the "
+      "same routes.")
+    devs = [abs(g.test.rel_diff) for c in alike if (g := _find(cmps[c.name], "aggregate_goodput_bps"))
+            and not _nan(g.test.rel_diff)]
+    if devs:
+        w(f"- Largest goodput difference {max(devs) * 100:.1f}%, median {sorted(devs)[len(devs) // 2] * 100:.1f}%.")
+    if routes_bad:
+        w(f"- DSDV froze routes other than hoptcp's in: {', '.join(routes_bad)}: not like for like, left out "
+          "of the comparison (see Routes).")
+    unsupported = [c.name for c in cases if "unsupported" in data["cases"][c.name]]
+    if unsupported:
+        w(f"- Not expressible in ns-2.35: {', '.join(unsupported)}.")
+    w("")
+    w("## Goodput")
+    w("")
+    w("| case | what | ns-2.35 (kb/s) | hoptcp (kb/s) | diff | p | within noise |")
+    w("|---|---|---:|---:|---:|---:|:---:|")
+    for c in good:
+        e = data["cases"][c.name]
+        routes = " (routes differ)" if e.get("route_problems") else ""
+        w(f"| {c.name} | {c.what}{routes} | {_ms(e['ns2'], 'aggregate_goodput_bps', _kbps)} | "
+          f"{_ms(e['hoptcp'], 'aggregate_goodput_bps', _kbps)} | "
+          f"{_verdict(_find(cmps[c.name], 'aggregate_goodput_bps'))} |")
+    w("")
+    w("## Losses and windows")
+    w("")
+    w("Drops summed over the run (all causes: queue overflow and MAC retry limits), TCP timeouts and "
+      "the average of ns-2's traced `cwnd_` (window without fast-recovery inflation, capped at MaxWin), "
+      "summed / averaged over the flows.")
+    w("")
+    w("| case | drops ns-2.35 | drops hoptcp | p | timeouts ns-2.35 | timeouts hoptcp | p | cwnd_ ns-2.35 | cwnd_ hoptcp | p |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for c in good:
+        e = data["cases"][c.name]
+        row = [c.name]
+        for metric in ("drops.total", "flow.0.timeouts", "flow.0.avg_cwnd_traced"):
+            cm = _find(cmps[c.name], metric)
+            if cm is None:
+                row += ["-", "-", "-"]
+                continue
+            p = cm.test.p
+            row += [_ms(e["ns2"], metric), _ms(e["hoptcp"], metric),
+                    ("-" if _nan(p) else f"{p:.2g}") + ("" if cm.test.within_noise else " **\\***")]
+        w("| " + " | ".join(row) + " |")
+    w("")
+    w("Timeouts and cwnd_ are those of the first flow; \\* marks p < 0.05.")
+    w("")
+    w("## Differences beyond seed noise")
+    w("")
+    w("Every comparison of the cases above with p < 0.05, with its diagnosis, or *open* where none is "
+      "established. Per-node MAC retry drops (`node.N.mac_drops`) are compared for cases with up to 8 nodes.")
+    w("")
+    listed = 0
+    for c in good:
+        if c.name in routes_bad:
+            continue  # not like for like: see Routes
+        outside = [m for m in cmps[c.name] if not m.test.within_noise]
+        if not outside:
+            continue
+        w(f"**{c.name}** ({c.what}):")
+        w("")
+        for m in outside:
+            t = m.test
+            d = t.rel_diff
+            diff = f"{d * 100:+.1f}%" if not _nan(d) else f"{t.mean_b - t.mean_a:+.3g}"
+            diag = suite.diagnosis(c.name, m.metric)
+            w(f"- `{m.metric}`: ns-2.35 {_num(t.mean_a, 4)}, hoptcp {_num(t.mean_b, 4)} ({diff}, p = {t.p:.2g}). "
+              + (diag if diag else "*Open.*"))
+            listed += 1
+        w("")
+    if not listed:
+        w("None.")
+        w("")
+    if routes_bad:
+        w("## Routes")
+        w("")
+        for name in routes_bad:
+            probs = data["cases"][name]["route_problems"]
+            seed, lines = next(iter(probs.items()))
+            w(f"- {name}: in {len(probs)} of {len(data['cases'][name]['seeds'])} seeds; seed {seed}: {lines[0]}")
+        w("")
+    w("## What ns-2.35 cannot express")
+    w("")
+    w("`hoptcp ns2 export` refuses, with one error naming the key: `radio.standard = \"ofdm\"` (ns-2.35's "
+      "802.11 times every frame with the DSSS PLCP), `mac.frame_format = \"standard\"`, explicit flow "
+      "routes (`flows.N.route`: no static routing), CBR jitter other than 0 or 0.5 (ns-2's `random_` is 0 "
+      "or 1), paths of 32 hops or more (TTL 32), and AODV constants other than ns-2.35's compiled-in "
+      "ones. Where hoptcp's shortest path between two nodes is one of several (grids, random "
+      "topologies), DSDV may freeze another one, or a longer one when a fresher sequence number reached "
+      "a node first over a longer path; the export says so, and the route check of every run tells "
+      "whether the comparison is like for like. Chains and Fu's 13-node cross have unique shortest "
+      "paths and DSDV freezes hoptcp's routes there.")
+    w("")
+    versions = sorted({tuple(data["cases"][c.name].get("versions") or (data.get("hoptcp_version", "?"),
+                                                                     data.get("ns2_version", "?")))
+                       for c in cases})
+    w(f"Generated {data.get('generated', '?')} with "
+      + "; ".join(f"hoptcp core {h} and {n}" for h, n in versions) + ".")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,250 @@
+"""Fu et al. (2003) Link RED and adaptive pacing entries.
+
+Unit tests of the functions in ``hoptcp.reproduce.lib.fu_lred`` on hand-made frames,
+the entries' sweeps resolved by the core, some quick variants end to end, and the
+warnings of ``hoptcp run``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from hoptcp import SpecError
+from hoptcp.cli import main
+from hoptcp.reproduce import get_entry, reproduce
+from hoptcp.reproduce.lib import fu_lred as fl
+from hoptcp.reproduce.registry import find
+from hoptcp.stats import Estimate
+
+ENTRIES = ("lred-calibration", "fu-lred-window", "fu-pacing", "fu-lred-chains", "fu-lred-topologies",
+           "fu-queue-deviation", "fu-varsize", "fu-contention-throughput")
+#: the quick variants run in CI (the others' functions are tested on hand-made frames)
+QUICK = ("lred-calibration", "fu-lred-window", "fu-pacing", "fu-varsize")
+
+
+# --- schemes and small helpers ---------------------------------------------------------
+
+@pytest.mark.parametrize("row, scheme", [
+    ({}, "NewReno"),
+    ({fl.LRED_ON: False, fl.PACE_ON: False, fl.TRIGGER: "always"}, "NewReno"),
+    ({fl.LRED_ON: True}, "LRED"),
+    ({fl.LRED_ON: True, fl.ACTION: "drop"}, "LRED (drop)"),
+    ({fl.PACE_ON: True, fl.TRIGGER: "below_min_th"}, "pacing (TR)"),
+    ({fl.PACE_ON: True, fl.TRIGGER: "at_or_above_min_th"}, "pacing (INFOCOM)"),
+    ({fl.LRED_ON: True, fl.PACE_ON: True, fl.TRIGGER: "always"}, "LRED+pacing (always)"),
+    ({fl.LRED_ON: "true", fl.PACE_ON: "false"}, "LRED"),
+])
+def test_scheme_names(row, scheme):
+    assert fl.lred_scheme(row) == scheme
+
+
+def test_ratio_and_gain_by_hand():
+    r = fl.lred_ratio(Estimate(110.0, math.nan, 1, math.nan), Estimate(100.0, math.nan, 1, math.nan))
+    assert r.mean == pytest.approx(1.1) and math.isnan(r.ci)
+    a = Estimate(110.0, 2.0, 5, 2.0)
+    b = Estimate(100.0, 2.0, 5, 2.0)
+    r = fl.lred_ratio(a, b)
+    # delta method: se = 1.1 * sqrt((2/110)^2/5 + (2/100)^2/5)
+    se = 1.1 * math.sqrt((2 / 110) ** 2 / 5 + (2 / 100) ** 2 / 5)
+    assert r.ci == pytest.approx(2.776445 * se, rel=1e-5)
+    assert fl._gain_pct(a, b).mean == pytest.approx(10.0)
+    assert math.isnan(fl.lred_ratio(a, Estimate(0.0, 0.0, 5, 0.0)).mean)
+
+
+def test_failed_attempts_and_windows_by_hand():
+    row = {"node.0.retries": 4, "node.0.mac_drops": 1, "node.0.mac_packets": 10,
+           "node.1.retries": 0, "node.1.mac_drops": 0, "node.1.mac_packets": 10,
+           "flow.0.goodput_bps": 1.0, "flow.0.avg_cwnd": 2.5, "flow.1.goodput_bps": 1.0, "flow.1.avg_cwnd": 1.5}
+    assert fl.lred_failed_per_packet(row) == pytest.approx(5 / 20)
+    assert fl.lred_sum_windows(row) == pytest.approx(4.0)
+
+
+# --- calibration ---------------------------------------------------------------------------
+
+def _cal_frame(scores: dict[tuple[float, float, float], list[float]], base: float = 100.0) -> pd.DataFrame:
+    """Runs on one chain (7 hops): NewReno without LRED at ``base`` and each setting at
+    base x its factor, one run per seed."""
+    rows = []
+    for seed in (1, 2):
+        rows.append({fl.HOPS: 7, fl.LRED_ON: False, fl.ACTION: "mark", fl.MIN_TH: 0.1, fl.MAX_TH: 1.5,
+                     fl.MAX_P: 0.02, "seed": seed, fl.GOODPUT: base, "flow.0.avg_cwnd": 8.0})
+        for (mn, mx, p), fs in scores.items():
+            rows.append({fl.HOPS: 7, fl.LRED_ON: True, fl.ACTION: "mark", fl.MIN_TH: mn, fl.MAX_TH: mx, fl.MAX_P: p,
+                         "seed": seed, fl.GOODPUT: base * fs[seed - 1], "flow.0.avg_cwnd": 3.0})
+    return pd.DataFrame(rows)
+
+
+def test_calibration_criterion_prefers_the_best_then_the_least_active():
+    df = _cal_frame({(0.2, 1.5, 0.1): [1.05, 1.05], (0.5, 1.5, 0.1): [1.048, 1.048], (0.5, 1.5, 0.02): [1.047, 1.047],
+                     (0.7, 3.0, 0.02): [1.01, 1.01], (1.0, 1.5, 0.02): [0.99, 0.99]})
+    t = fl.lred_calibration_table(df)
+    assert len(t) == 5 and t["chains"].iloc[0] == 1
+    assert t.set_index(["min_th", "max_th", "max_p"]).loc[(0.2, 1.5, 0.1), "score"] == pytest.approx(1.05)
+    c = fl.lred_calibration_choice(t)
+    # best 1.05; within 0.005: min_th 0.2 and the two at 0.5; the largest min_th wins, then the smaller max_p
+    assert (c["min_th"], c["max_th"], c["max_p"]) == (0.5, 1.5, 0.02)
+    c = fl.lred_calibration_choice(t, tie=0.0)
+    assert (c["min_th"], c["max_p"]) == (0.2, 0.1)
+
+
+def test_calibration_filters_the_action_and_needs_both_arms():
+    df = _cal_frame({(0.5, 1.5, 0.1): [1.0, 1.0]})
+    with pytest.raises(SpecError, match="mark_ect_only"):
+        fl.lred_calibration_table(df, "mark_ect_only")
+    with pytest.raises(SpecError, match="enabled = false and = true"):
+        fl.lred_calibration_table(df[df[fl.LRED_ON]])
+
+
+# --- window distributions -----------------------------------------------------------------
+
+def test_window_distribution_pools_runs_and_finds_the_mode():
+    hists = [[0.0, 1.0, 2.0, 7.0], [0.0, 3.0, 5.0]]
+    d = fl.lred_window_distribution(hists)
+    assert d == pytest.approx([0.0, 4 / 18, 7 / 18, 7 / 18])
+    assert fl.lred_window_mode([0.1, 0.5, 0.4]) == 1
+    with pytest.raises(SpecError):
+        fl.lred_window_mode([])
+    df = pd.DataFrame({"flow.0.cwnd_hist": [[0.0, 1.0], [0.0, 0.0, 2.0]]})
+    assert fl.lred_cwnd_hist(df) == [[0.0, 1.0], [0.0, 0.0, 2.0]]
+    with pytest.raises(SpecError, match="store"):
+        fl.lred_cwnd_hist(pd.DataFrame({"seed": [1]}))
+
+
+# --- chains -------------------------------------------------------------------------------
+
+def test_chain_gains_by_hand():
+    rows = []
+    for h, nr, lp in ((5, 200.0, 210.0), (20, 100.0, 120.0)):
+        for seed in (1, 2):
+            for scheme, g, w in (("nr", nr, 10.0), ("lp", lp, h / 4)):
+                rows.append({fl.HOPS: h, fl.COUNT: 1, "seed": seed, fl.GOODPUT: g, fl.LRED_ON: scheme == "lp",
+                             fl.PACE_ON: scheme == "lp", fl.TRIGGER: "below_min_th", "flow.0.goodput_bps": g,
+                             "flow.0.avg_cwnd": w})
+    t = fl.lred_chain_gains(pd.DataFrame(rows), "LRED+pacing (TR)", 1)
+    assert list(t["hops"]) == [5, 20]
+    assert [g.mean for g in t["gain"]] == pytest.approx([5.0, 20.0])
+    assert [w.mean for w in t["win"]] == pytest.approx([1.25, 5.0])
+    with pytest.raises(SpecError):
+        fl.lred_chain_gains(pd.DataFrame(rows), "LRED+pacing (INFOCOM)", 1)
+
+
+# --- queue deviation ----------------------------------------------------------------------
+
+def test_queue_deviation_readings_by_hand():
+    # 4-hop chain: nodes 0..4; intermediate nodes 1, 2, 3 hold 0.5, 1.0, 1.5 packets on average
+    row = {}
+    for i, (q, b) in enumerate([(2.0, 0.9), (0.2, 0.3), (0.5, 0.5), (1.0, 0.5), (0.0, 0.1)]):
+        row[f"node.{i}.queue_avg"], row[f"node.{i}.backlog_frac"] = q, b
+    assert fl.lred_occupancy(row, [1, 2, 3]) == pytest.approx([0.5, 1.0, 1.5])
+    assert fl.lred_queue_deviation(row) == pytest.approx(1.5)
+    sd = math.sqrt(((0.5 - 1) ** 2 + 0 + (1.5 - 1) ** 2) / 3)
+    assert fl.lred_queue_deviation(row, "one_plus_cv") == pytest.approx(1 + sd)
+    with pytest.raises(SpecError, match="reading"):
+        fl.lred_queue_deviation(row, "range")
+
+
+def test_wstar_window_builder(real_core):
+    e = get_entry("fu-queue-deviation")
+    assert e.derive_fn()({"topology.hops": 48}) == {"flows.0.src": 0, "flows.0.dst": 48, "tcp.max_window": 12}
+    assert e.derive_fn()({"topology.hops": 7})["tcp.max_window"] == 2
+
+
+# --- variable packet sizes ----------------------------------------------------------------
+
+def test_byte_window_by_hand():
+    row = {"flow.0.avg_cwnd": 2.0, "flow.1.avg_cwnd": 4.0}
+    assert fl.lred_byte_window(row, [1460, 576]) == pytest.approx(2 * 1500 + 4 * 616)
+
+
+# --- topologies ---------------------------------------------------------------------------
+
+def test_topology_builder_adds_the_two_flow_grid(real_core):
+    e = get_entry("fu-lred-topologies")
+    out = e.derive_fn()({"name": "grid2"})
+    assert out["topology"]["kind"] == "grid" and out["topology"]["rows"] == 13
+    assert [(f["src"], f["dst"]) for f in out["flows"]] == [(78, 90), (6, 162)]  # row 6 and column 6
+    assert all(f["transport"] == "tcp" for f in out["flows"])
+    assert e.derive_fn()({"name": "cross2"})["topology"]["kind"] == "cross"
+
+
+def test_topology_flow_ranks_and_fairness_by_hand():
+    df = pd.DataFrame([{"flow.0.goodput_bps": 1000.0, "flow.1.goodput_bps": 3000.0},
+                       {"flow.0.goodput_bps": 2000.0, "flow.1.goodput_bps": 2000.0}])
+    assert fl.lred_topo_flows(df) == [[3.0, 1.0], [2.0, 2.0]]
+    assert fl._fairness(df) == pytest.approx([16 / 20, 1.0])
+
+
+def test_generated_checks_exist():
+    for name in ("lred_mode__lred", "lred_avgwin__nr", "lred_vsbest__lredp_tr", "lred_pacing_gain3__always",
+                 "lred_chain_gain_long__infocom_6", "lred_topo_rank4__grid4_tr", "lred_qdev__48",
+                 "lred_topo_fair__cross2_nr"):
+        assert callable(find("check", name)), name
+
+
+# --- entries, end to end ------------------------------------------------------------------
+
+@pytest.mark.core
+@pytest.mark.parametrize("eid", ENTRIES)
+def test_entry_sweeps_resolve(real_core, eid):
+    from hoptcp.sweep import plan
+
+    e = get_entry(eid)
+    assert e.claims and e.figures
+    assert 0 < e.run_count(True) < e.run_count(False)
+    for q in (False, True):
+        assert plan(e.sweep_spec(q), e.derive_fn()).tasks
+
+
+@pytest.mark.core
+def test_calibration_defaults_are_the_cores(real_core):
+    """The claim compares the choice with these: the core's [mac.link_red] defaults."""
+    from hoptcp.scenario import Scenario
+
+    sc = get_entry("lred-calibration").scenario.with_overrides({"mac.link_red.enabled": True})
+    lr = sc.resolved()["mac"]["link_red"]
+    assert lr["weight"] == 0.125 and lr["action"] == "mark"
+    assert 0 <= lr["min_th"] < lr["max_th"] and 0 < lr["max_p"] <= 1
+    assert "link_red" not in Scenario.from_dict({"topology": {"kind": "chain", "hops": 2},
+                                                 "flows": [{"src": 0, "dst": 2, "transport": "tcp"}]}
+                                                ).resolved()["mac"]
+
+
+@pytest.mark.core
+@pytest.mark.parametrize("eid", QUICK)
+def test_quick_variant_writes_report_and_figures(real_core, tmp_path, eid):
+    rep = reproduce(eid, tmp_path / eid, quick=True, store=tmp_path / "r.db", jobs=2, progress=False)
+    text = rep.report.read_text()
+    assert "## Claims" in text and "quick run" in text
+    entry = get_entry(eid)
+    assert len(rep.claims) == len(entry.claims)
+    bad = [c.claim.name for c in rep.claims if c.verdict in ("error", "no data")]
+    assert not bad, bad
+    for f in entry.figures:
+        assert (tmp_path / eid / f.file).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f.file in text
+
+
+# --- hoptcp run: warnings -------------------------------------------------------------------
+
+@pytest.mark.core
+def test_run_prints_the_ecn_warning(real_core, capsys, tmp_path):
+    import hoptcp
+
+    sc = tmp_path / "c.toml"
+    sc.write_text('duration_s = 2\n[topology]\nkind = "chain"\nhops = 3\n'
+                  '[[flows]]\nsrc = 0\ndst = 3\ntransport = "tcp"\n')
+    assert main(["run", str(sc), "--set", "tcp.ecn=true"]) == 0
+    out = capsys.readouterr().out
+    assert "warning:" in out and "tcp.ecn = true" in out
+    assert main(["run", str(sc), "--set", "tcp.ecn=true", "--json"]) == 0
+    raw = json.loads(capsys.readouterr().out)
+    assert len(raw["warnings"]) == 1
+    r = hoptcp.run(hoptcp.Scenario.load(sc).with_(tcp__ecn=True, mac__link_red__enabled=True))
+    assert r.warnings == []
+    assert {"lred_marks", "lred_drops", "lred_avg_retry", "pacing_active_s"} <= set(r.nodes.columns)
+    assert main(["run", str(sc)]) == 0
+    assert "warning" not in capsys.readouterr().out
