@@ -62,6 +62,9 @@ pub struct Packet {
     /// Hops travelled so far (ns-2's `num_forwards`); under static routing
     /// also the index of the node holding it on its flow's path.
     pub hop: u16,
+    /// Of those, hops over wired links (TCP-AP and TCP-GAP count only the
+    /// wireless ones).
+    pub wired_hops: u8,
     /// Next hop chosen by routing (MAC receiver address).
     pub next_hop: NodeId,
     pub created: Time,
@@ -82,6 +85,12 @@ impl Packet {
     #[inline]
     pub fn is_data(&self) -> bool {
         !matches!(self.body, Body::Aodv(_))
+    }
+
+    /// Hops travelled over the air.
+    #[inline]
+    pub fn wireless_hops(&self) -> u32 {
+        self.hop as u32 - self.wired_hops as u32
     }
 
     pub fn payload_bytes(&self) -> u32 {

@@ -8,6 +8,7 @@ use crate::app::http::HttpParams;
 use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
 use crate::phy::{Channel, Position, TwoRayGround};
 use crate::topology;
+use crate::wired::WiredNet;
 
 /// One flow, ready to simulate.
 #[derive(Clone, Debug)]
@@ -36,6 +37,8 @@ pub struct Plan {
     pub scenario: Scenario,
     pub channel: Channel,
     pub flows: Vec<FlowPlan>,
+    /// The wired domain (`[wired]`); its node ids follow the channel's.
+    pub wired: Option<WiredNet>,
 }
 
 impl Plan {
@@ -106,22 +109,63 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
         }
     }
     let links = |u: u32| channel.links_of(u).collect::<Vec<u32>>();
+    let wired = sc.wired.as_ref().map(|w| {
+        let links = super::validate::wired_links(w.links.as_deref().unwrap_or(&[]));
+        WiredNet::new(n, w.nodes.unwrap_or(1), w.gateway.unwrap_or(0), &links)
+    });
+    let n_all = n + wired.as_ref().map_or(0, |w| w.count);
     let mut flows = Vec::new();
     let end = from_secs(sc.duration_s);
     for (i, f) in sc.flows.iter().enumerate() {
         let key = format!("flows.{i}");
         for (k, v) in [("src", f.src), ("dst", f.dst)] {
-            if v >= n {
+            if v >= n_all {
+                let wired_ids = if n_all > n { format!(" and wired {n}..={}", n_all - 1) } else { String::new() };
                 return Err(ScenarioError::value(
                     &format!("{key}.{k}"),
                     v,
-                    format!("node ids are 0..={} ({n} nodes)", n - 1),
+                    format!("node ids are 0..={} ({n} nodes){wired_ids}", n - 1),
                 ));
             }
         }
-        let path = match &f.route {
-            Some(route) => check_route(&key, route, f, &channel)?,
-            None => topology::shortest_path(n as usize, links, f.src, f.dst).ok_or_else(|| {
+        let path = match (&f.route, &wired) {
+            (Some(_), Some(w)) if w.is_wired(f.src) || w.is_wired(f.dst) => {
+                return Err(ScenarioError::new(
+                    format!("{key}.route"),
+                    format!("`{key}.route` cannot name wired nodes: routes through the wired domain follow [wired]'s links (remove the route)"),
+                ))
+            }
+            (None, Some(w)) if w.is_wired(f.src) || w.is_wired(f.dst) => {
+                // Wireless part to or from the gateway, wired part over the links.
+                let gw = w.gateway;
+                let wireless = |a: u32, b: u32| {
+                    topology::shortest_path(n as usize, links, a, b).ok_or_else(|| {
+                        ScenarioError::new(
+                            key.clone(),
+                            format!(
+                                "`{key}` (node {} → node {}) is unroutable: no chain of links within radio.tx_range_m = {} joins node {a} and the gateway (node {gw})",
+                                f.src, f.dst, sc.radio.tx_range_m
+                            ),
+                        )
+                    })
+                };
+                let wired_path = |a: u32, b: u32| w.path(a, b).expect("wired domain checked connected");
+                match (w.is_wired(f.src), w.is_wired(f.dst)) {
+                    (true, true) => wired_path(f.src, f.dst),
+                    (false, _) => {
+                        let mut p = wireless(f.src, gw)?;
+                        p.extend_from_slice(&wired_path(gw, f.dst)[1..]);
+                        p
+                    }
+                    (true, false) => {
+                        let mut p = wired_path(f.src, gw);
+                        p.extend_from_slice(&wireless(gw, f.dst)?[1..]);
+                        p
+                    }
+                }
+            }
+            (Some(route), _) => check_route(&key, route, f, &channel)?,
+            (None, _) => topology::shortest_path(n as usize, links, f.src, f.dst).ok_or_else(|| {
                 ScenarioError::new(
                     key.clone(),
                     format!(
@@ -167,7 +211,7 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
             flows.push(plan_flow(flows.len() as u32, &rf.flow(src, dst), path, &sc.tcp, end));
         }
     }
-    Ok(Plan { scenario: sc.clone(), channel, flows })
+    Ok(Plan { scenario: sc.clone(), channel, flows, wired })
 }
 
 fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<Vec<u32>, ScenarioError> {

@@ -40,6 +40,9 @@ pub struct Scenario {
     pub random_flows: Option<RandomFlowsSpec>,
     #[serde(default)]
     pub stats: StatsSpec,
+    /// A wired domain behind an Internet gateway (absent: all wireless).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wired: Option<WiredSpec>,
 }
 
 fn d_duration() -> f64 {
@@ -108,6 +111,11 @@ pub struct TopologySpec {
     /// explicit: [[x, y], ...] in metres; node i is the i-th entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub positions: Option<Vec<[f64; 2]>>,
+    /// parallel_chains: one more node (the last id), the Internet gateway
+    /// joining the chains (ElRakabawy et al. Fig. 5), level with the chains'
+    /// last nodes and midway between the outer chains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<bool>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -700,6 +708,88 @@ impl Standard {
             Standard::Ofdm => "ofdm",
             Standard::Erp => "erp",
             Standard::Ns2G => "ns2_g",
+        }
+    }
+}
+
+/// `[wired]`: wired hosts and routers behind one Internet gateway, as in
+/// ElRakabawy et al.'s hybrid scenarios. Wired node ids follow the wireless
+/// ones: `n_wireless .. n_wireless + nodes`. Links are ns-2 duplex links
+/// (bandwidth, one-way delay, drop-tail queue); without `[[wired.links]]`
+/// the wired nodes form a chain from the gateway (gateway – n – n+1 – …)
+/// with the table's bandwidth, delay and queue limit.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WiredSpec {
+    /// The wireless node with the wired interface. Default: the last node
+    /// of a chain (node `hops`), the joining node of parallel chains with
+    /// `topology.gateway = true`; required for other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<u32>,
+    /// Number of wired hosts and routers (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// Defaults of every link (the paper's 10 Mb/s, 40 ms; ns-2's limit 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_mbps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_limit: Option<u32>,
+    /// The links; resolved, the list is explicit with every value filled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<WiredLinkSpec>>,
+    /// TCP-GAP at the gateway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_gap: Option<TcpGapSpec>,
+}
+
+/// `[[wired.links]]`: a duplex link between node ids `a` and `b` (the
+/// gateway or wired nodes).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WiredLinkSpec {
+    pub a: u32,
+    pub b: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_mbps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_limit: Option<u32>,
+}
+
+/// `[wired.tcp_gap]`: Gateway Adaptive Pacing (ElRakabawy et al. §4.3–4.4).
+/// Pacing uses the `[tcp.ap]` settings (profile "paper" by default).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpGapSpec {
+    pub enabled: bool,
+    /// Goodput Control (Fig. 7).
+    pub goodput_control: bool,
+    /// S: a wired-to-wireless flow above this multiple of the mean goodput
+    /// is throttled to the mean (1.1).
+    pub threshold: f64,
+    /// Goodput Control's period (5 s).
+    pub period_s: f64,
+    /// Factor by which a throttle cap grows each period.
+    pub aging: f64,
+    /// Gateway buffer for pacing queues (packets; Σ awnd_i of paced flows).
+    pub buffer_packets: u32,
+    /// Soft state: a flow is forgotten after this long without a packet (s).
+    pub flow_timeout_s: f64,
+}
+
+impl Default for TcpGapSpec {
+    fn default() -> Self {
+        TcpGapSpec {
+            enabled: true,
+            goodput_control: true,
+            threshold: 1.1,
+            period_s: 5.0,
+            aging: 1.1,
+            buffer_packets: 200 * 64,
+            flow_timeout_s: 120.0,
         }
     }
 }

@@ -44,7 +44,12 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     int_range("ip.ttl", sc.ip.ttl as u64, 1, 255)?;
     non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;
     resolve_routing(&mut sc.routing)?;
-    resolve_tcp(&mut sc.tcp, &sc.flows)?;
+    let gap_on = sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).is_some_and(|g| g.enabled);
+    resolve_tcp(&mut sc.tcp, &sc.flows, gap_on)?;
+    if let Some(w) = sc.wired.as_mut() {
+        let n_wireless = crate::topology::positions(&sc.topology, sc.seed).len() as u32;
+        resolve_wired(w, &sc.topology, n_wireless)?;
+    }
     for (i, f) in sc.flows.iter_mut().enumerate() {
         resolve_flow(&format!("flows.{i}"), f, sc.duration_s)?;
         if f.route.is_some() && sc.routing.protocol != RoutingProtocol::Static {
@@ -141,12 +146,12 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
         TopologyKind::Chain => &["hops", "spacing_m"],
         TopologyKind::Grid => &["rows", "cols", "spacing_m"],
         TopologyKind::Cross => &["hops", "spacing_m"],
-        TopologyKind::ParallelChains => &["chains", "hops", "spacing_m", "chain_gap_m"],
+        TopologyKind::ParallelChains => &["chains", "hops", "spacing_m", "chain_gap_m", "gateway"],
         TopologyKind::Star => &["leaves", "radius_m"],
         TopologyKind::Random => &["nodes", "width_m", "height_m", "topology_seed", "require_connected"],
         TopologyKind::Explicit => &["positions"],
     };
-    let present: [(&str, bool); 14] = [
+    let present: [(&str, bool); 15] = [
         ("hops", t.hops.is_some()),
         ("spacing_m", t.spacing_m.is_some()),
         ("rows", t.rows.is_some()),
@@ -161,6 +166,7 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
         ("topology_seed", t.topology_seed.is_some()),
         ("require_connected", t.require_connected.is_some()),
         ("positions", t.positions.is_some()),
+        ("gateway", t.gateway.is_some()),
     ];
     for (k, is_set) in present {
         if is_set && !allowed.contains(&k) {
@@ -215,6 +221,7 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
             spacing(t)?;
             let gap = *t.chain_gap_m.get_or_insert(t.spacing_m.unwrap());
             positive("topology.chain_gap_m", gap, "metres")?;
+            t.gateway.get_or_insert(false);
         }
         TopologyKind::Star => {
             int_range("topology.leaves", require("topology.leaves", t.leaves, &kind_name)? as u64, 1, MAX_NODES)?;
@@ -342,6 +349,121 @@ fn resolve_link_layer(m: &mut MacSpec) -> R<()> {
     Ok(())
 }
 
+/// `[wired]`: fill the gateway, the link list and every link's values, and
+/// check node ids and the link graph (ids `n_wireless..` are wired).
+fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<()> {
+    // Default: as many wired nodes as the links name (1 without links).
+    let named = w.links.iter().flatten().flat_map(|l| [l.a, l.b]).filter(|&v| v >= n_wireless).max();
+    let nodes = *w.nodes.get_or_insert(named.map_or(1, |m| m - n_wireless + 1));
+    int_range("wired.nodes", nodes as u64, 1, 100_000)?;
+    let gateway = match (w.gateway, topo.kind) {
+        (Some(g), _) => g,
+        (None, TopologyKind::Chain) => topo.hops.unwrap(),
+        (None, TopologyKind::ParallelChains) if topo.gateway == Some(true) => n_wireless - 1,
+        (None, _) => {
+            return Err(ScenarioError::new(
+                "wired.gateway",
+                "`wired.gateway` (the wireless node joined to the wired domain) is required for this topology.kind; it defaults only for \"chain\" (the last node) and \"parallel_chains\" with topology.gateway = true",
+            ))
+        }
+    };
+    if gateway >= n_wireless {
+        return Err(ScenarioError::value(
+            "wired.gateway",
+            gateway,
+            format!("must be a wireless node id, 0..={} ({n_wireless} wireless nodes)", n_wireless - 1),
+        ));
+    }
+    w.gateway = Some(gateway);
+    let bw = *w.bandwidth_mbps.get_or_insert(10.0);
+    positive("wired.bandwidth_mbps", bw, "Mb/s")?;
+    let delay = *w.delay_ms.get_or_insert(40.0);
+    non_negative("wired.delay_ms", delay, "milliseconds")?;
+    let limit = *w.queue_limit.get_or_insert(50);
+    int_range("wired.queue_limit", limit as u64, 2, 1_000_000)?;
+    let first = n_wireless;
+    let links = w.links.get_or_insert_with(|| {
+        (0..nodes)
+            .map(|k| WiredLinkSpec {
+                a: if k == 0 { gateway } else { first + k - 1 },
+                b: first + k,
+                bandwidth_mbps: None,
+                delay_ms: None,
+                queue_limit: None,
+            })
+            .collect()
+    });
+    if links.is_empty() {
+        return Err(ScenarioError::new(
+            "wired.links",
+            "`wired.links` is empty: at least one link must join the gateway to the wired nodes",
+        ));
+    }
+    let last = first + nodes - 1;
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, l) in links.iter_mut().enumerate() {
+        let key = format!("wired.links.{i}");
+        for (k, v) in [("a", l.a), ("b", l.b)] {
+            if v != gateway && !(first..=last).contains(&v) {
+                return Err(ScenarioError::value(
+                    &format!("{key}.{k}"),
+                    v,
+                    format!("a wired link joins the gateway (node {gateway}) or wired nodes {first}..={last}"),
+                ));
+            }
+        }
+        if l.a == l.b || !seen.insert((l.a.min(l.b), l.a.max(l.b))) {
+            return Err(ScenarioError::value(
+                &format!("{key}.b"),
+                l.b,
+                format!("link {} – {} joins a node to itself or repeats an earlier link", l.a, l.b),
+            ));
+        }
+        let b = *l.bandwidth_mbps.get_or_insert(bw);
+        positive(&format!("{key}.bandwidth_mbps"), b, "Mb/s")?;
+        let d = *l.delay_ms.get_or_insert(delay);
+        non_negative(&format!("{key}.delay_ms"), d, "milliseconds")?;
+        let q = *l.queue_limit.get_or_insert(limit);
+        int_range(&format!("{key}.queue_limit"), q as u64, 2, 1_000_000)?;
+    }
+    let net = crate::wired::WiredNet::new(first, nodes, gateway, &wired_links(links));
+    if let Some(&v) = net.unreachable().first() {
+        return Err(ScenarioError::value(
+            "wired.links",
+            format!("{} link(s)", links.len()),
+            format!("wired node {v} is not connected to the gateway (node {gateway})"),
+        ));
+    }
+    if let Some(g) = w.tcp_gap.as_ref() {
+        positive("wired.tcp_gap.threshold", g.threshold, "multiple of the mean goodput, the paper's S = 1.1")?;
+        positive("wired.tcp_gap.period_s", g.period_s, "seconds")?;
+        if !(g.aging.is_finite() && g.aging >= 1.0) {
+            return Err(ScenarioError::value("wired.tcp_gap.aging", g.aging, "must be a number >= 1 (1 = no aging)"));
+        }
+        int_range("wired.tcp_gap.buffer_packets", g.buffer_packets as u64, 1, 100_000_000)?;
+        positive("wired.tcp_gap.flow_timeout_s", g.flow_timeout_s, "seconds")?;
+    }
+    Ok(())
+}
+
+/// The resolved links as `(a, b, params)`.
+pub(crate) fn wired_links(links: &[WiredLinkSpec]) -> Vec<(u32, u32, crate::wired::LinkParams)> {
+    links
+        .iter()
+        .map(|l| {
+            (
+                l.a,
+                l.b,
+                crate::wired::LinkParams {
+                    bandwidth_bps: l.bandwidth_mbps.unwrap_or(10.0) * 1e6,
+                    delay: (l.delay_ms.unwrap_or(40.0) * 1e6).round() as crate::engine::Time,
+                    queue_limit: l.queue_limit.unwrap_or(50),
+                },
+            )
+        })
+        .collect()
+}
+
 fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
     match r.protocol {
         RoutingProtocol::Static => {
@@ -395,7 +517,7 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
     Ok(())
 }
 
-fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec]) -> R<()> {
+fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
     int_range("tcp.payload_bytes", t.payload_bytes as u64, 1, 65_495)?;
     int_range("tcp.max_window", t.max_window as u64, 1, 1_000_000)?;
     positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
@@ -410,7 +532,9 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec]) -> R<()> {
             format!("must be a number at least tcp.vegas_alpha = {}", t.vegas_alpha),
         ));
     }
-    let uses_ap = t.variant == TcpVariantSpec::TcpAp || flows.iter().any(|f| f.variant == Some(TcpVariantSpec::TcpAp));
+    // TCP-GAP's gateway paces with the [tcp.ap] settings too.
+    let uses_ap =
+        gap_on || t.variant == TcpVariantSpec::TcpAp || flows.iter().any(|f| f.variant == Some(TcpVariantSpec::TcpAp));
     // [tcp.ap] is checked even when no flow uses TCP-AP, then dropped, so
     // that tcp.variant can be swept over a scenario that configures it.
     if uses_ap || t.ap.is_some() {

@@ -23,7 +23,7 @@ use crate::net::{Body, DropCause, Ecn, Packet};
 impl Simulation {
     /// Run `f` on `node`'s AODV with a context giving it the rest of the
     /// world (nothing under static routing).
-    fn with_aodv(&mut self, now: Time, node: u32, f: impl FnOnce(&mut Aodv, &AodvParams, &mut RouteCtx)) {
+    pub(super) fn with_aodv(&mut self, now: Time, node: u32, f: impl FnOnce(&mut Aodv, &AodvParams, &mut RouteCtx)) {
         let Routing::Aodv(r) = &mut self.routing else { return };
         let AodvRouting { params, nodes, flows, next_uid } = r;
         let mut env = RouteCtx {
@@ -60,12 +60,17 @@ impl Simulation {
             ecn,
             reverse,
             hop: 0,
+            wired_hops: 0,
             next_hop,
             created: now,
             body,
         };
         self.next_uid += 1;
         let pkt = self.packets.insert(pk);
+        if self.wired.is_some() {
+            self.route_hybrid(now, src, pkt);
+            return;
+        }
         match self.routing {
             Routing::Static(_) => self.q.schedule_in(self.ll_delay, Ev::LlDown { node: src, pkt }),
             Routing::Aodv(_) => {
@@ -76,8 +81,8 @@ impl Simulation {
     }
 
     /// Network layer at `node`: a routing message, a packet for this node,
-    /// or one to forward.
-    pub(super) fn net_receive(&mut self, now: Time, node: u32, pkt: u32) {
+    /// or one to forward; `from_wired`: it came over a wired link.
+    pub(super) fn net_receive(&mut self, now: Time, node: u32, pkt: u32, from_wired: bool) {
         let pk = self.packets.get_mut(pkt);
         if let Body::Aodv(msg) = pk.body {
             let pk = self.packets.remove(pkt);
@@ -107,6 +112,10 @@ impl Simulation {
             return;
         }
         pk.ttl -= 1;
+        if self.wired.is_some() {
+            self.forward_hybrid(now, node, pkt, from_wired);
+            return;
+        }
         match &self.routing {
             Routing::Static(r) => {
                 debug_assert_eq!(r.node(pk.flow, pk.reverse, pk.hop as usize), node);

@@ -13,14 +13,14 @@ mod ip;
 mod node_ctx;
 pub mod report;
 mod route_ctx;
+mod wired;
 
 use crate::app::cbr::Cbr;
 use crate::app::http::Http;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
 use crate::mac::{
-    AdaptivePacing, Dcf, Frame, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer,
-    RetryAverage, Timing,
+    AdaptivePacing, Dcf, Frame, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, RetryAverage, Timing,
 };
 use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
 use crate::net::{Body, Ecn, IfQueue, Packet, Slab};
@@ -91,6 +91,20 @@ pub(crate) enum Ev {
     RouteTimer {
         node: u32,
         dst: u32,
+    },
+    /// A wired link's direction finished sending its packet.
+    WireTxEnd {
+        link: u32,
+        dir: u8,
+    },
+    /// A packet reaches `node` over a wired link.
+    WireRx {
+        node: u32,
+        pkt: u32,
+    },
+    /// TCP-GAP's gateway timer.
+    GapTimer {
+        gen: u32,
     },
 }
 
@@ -224,6 +238,11 @@ pub struct Simulation {
     duration_s: f64,
     trace: Option<Trace>,
     warnings: Vec<String>,
+    /// The wired domain (`[wired]`), TCP-GAP at its gateway, and which ids
+    /// are wired.
+    wired: Option<crate::wired::WiredNet>,
+    gap: Option<Box<wired::GapState>>,
+    domains: wired::Domains,
 }
 
 /// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
@@ -310,7 +329,7 @@ impl Simulation {
             txs: Slab::default(),
             flows,
             routing,
-            drops: Drops::new(n),
+            drops: Drops::new(n + plan.wired.as_ref().map_or(0, |w| w.count as usize)),
             end: from_secs(sc.duration_s),
             ll_delay: from_us(0) + (sc.ip.ll_delay_us * 1000.0).round() as Time,
             ttl: sc.ip.ttl.min(255) as u8,
@@ -324,6 +343,28 @@ impl Simulation {
             duration_s: sc.duration_s,
             trace: None,
             warnings: crate::scenario::warnings(&plan.scenario, &plan.flows),
+            domains: plan
+                .wired
+                .as_ref()
+                .map_or(wired::Domains::WIRELESS, |w| wired::Domains { first_wired: w.first, gateway: w.gateway }),
+            gap: sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).filter(|g| g.enabled).map(|g| {
+                let cfg = crate::net::tcp_gap::GapConfig {
+                    pacing: sc.tcp.ap.clone().unwrap_or_default().config(timing.data_rate_bps),
+                    buffer_packets: g.buffer_packets,
+                    flow_timeout: from_secs(g.flow_timeout_s),
+                    goodput_control: g.goodput_control.then(|| crate::net::tcp_gap::GoodputControl {
+                        period: from_secs(g.period_s),
+                        threshold: g.threshold,
+                        aging: g.aging,
+                    }),
+                };
+                Box::new(wired::GapState {
+                    gateway: crate::net::tcp_gap::Gateway::new(cfg),
+                    timer: (0, None),
+                    out: Vec::new(),
+                })
+            }),
+            wired: plan.wired,
         };
         if sim.routing.is_aodv() {
             // ns-2 starts each AODV agent's timers at time 0.
@@ -446,7 +487,7 @@ impl Simulation {
                 self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::from_u8(timer), gen, p, ctx));
             }
             Ev::LlDown { node, pkt } => self.enqueue(now, node, pkt),
-            Ev::LlUp { node, pkt } => self.net_receive(now, node, pkt),
+            Ev::LlUp { node, pkt } => self.net_receive(now, node, pkt, false),
             Ev::App { flow } => self.cbr_tick(now, flow),
             Ev::FlowStart { flow } | Ev::HttpPage { flow } => {
                 let f = &mut self.flows[flow as usize];
@@ -487,6 +528,13 @@ impl Simulation {
                     r.nodes[node as usize].local_repair_timeout(dst);
                 }
             }
+            Ev::WireTxEnd { link, dir } => self.wire_tx_end(now, link, dir),
+            Ev::WireRx { node, pkt } => {
+                let pk = self.packets.get_mut(pkt);
+                pk.wired_hops = pk.wired_hops.saturating_add(1);
+                self.net_receive(now, node, pkt, true);
+            }
+            Ev::GapTimer { gen } => self.gap_timer(now, gen),
         }
     }
 
@@ -518,6 +566,7 @@ impl Simulation {
             packets: &mut self.packets,
             drops: &mut self.drops,
             routing: &mut self.routing,
+            domains: self.domains,
             ll_delay: self.ll_delay,
             trace: self.trace.as_mut(),
             recv_due: &mut n.recv_due,
@@ -572,7 +621,7 @@ impl Simulation {
                         // Hops travelled (counted at each reception; equal to
                         // the TTL's decrease + 1, whatever the initial TTL,
                         // which AODV sets to its network diameter).
-                        let hops = pk.hop as u32;
+                        let hops = pk.wireless_hops();
                         t.sender.on_segment_via(now, &seg, hops);
                         if let Some(h) = f.http.as_mut().filter(|_| t.sender.all_acked()) {
                             if let Some(next) = h.page_done(now) {

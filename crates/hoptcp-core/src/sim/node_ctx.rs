@@ -69,6 +69,8 @@ pub(crate) struct NodeCtx<'a> {
     pub drops: &'a mut Drops,
     /// The run's routing: AODV hears of MAC link failures.
     pub routing: &'a mut Routing,
+    /// Wired ids stand for the gateway in AODV.
+    pub domains: super::wired::Domains,
     pub ll_delay: Time,
     pub trace: Option<&'a mut Trace>,
     /// The node's pending reception timer, mirrored for group RxEnd events.
@@ -174,7 +176,14 @@ impl MacEnv for NodeCtx<'_> {
         if let (Routing::Aodv(r), false) = (&mut *self.routing, cause == DropCause::LinkRed) {
             let pk = self.packets.get(out.packet);
             if pk.is_data() {
-                let d = DataRef { pkt: out.packet, src: pk.src, dst: pk.dst, hops: pk.hop, flow: pk.flow };
+                let dom = self.domains;
+                let d = DataRef {
+                    pkt: out.packet,
+                    src: dom.aodv(pk.src),
+                    dst: dom.aodv(pk.dst),
+                    hops: pk.wireless_hops() as u16,
+                    flow: pk.flow,
+                };
                 let AodvRouting { params, nodes, flows, next_uid } = r;
                 let mut env = RouteCtx {
                     now: self.now,

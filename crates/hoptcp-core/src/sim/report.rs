@@ -8,10 +8,12 @@ use crate::engine::time::to_secs;
 use crate::mac::{LinkReport, MacCounters};
 use crate::net::routing::aodv::AodvCounters;
 use crate::net::routing::{FlowRouteStats, Routing};
+use crate::net::tcp_gap::GatewayStats;
 use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
 use crate::stats::batch_means::BatchMeansReport;
 use crate::transport::TcpApStats;
+use crate::wired::LinkStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -44,6 +46,36 @@ pub struct RunReport {
     pub batch_means: Option<BatchMeansReport>,
     /// Settings that run but do nothing useful (e.g. ECN with no marker).
     pub warnings: Vec<String>,
+    /// The wired domain (`[wired]`): link counters, wired nodes' drops and
+    /// TCP-GAP's gateway.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wired: Option<WiredReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WiredReport {
+    pub gateway: u32,
+    /// Id of the first wired node (the wireless nodes are 0..first_node).
+    pub first_node: u32,
+    pub links: Vec<WiredLinkReport>,
+    /// Drops at wired nodes (queue overflow on their links) by node id.
+    pub node_drops: BTreeMap<String, u64>,
+    /// Packets refused by full link queues, both directions of every link.
+    pub link_drops: u64,
+    /// TCP-GAP at the gateway (`[wired.tcp_gap]` enabled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_gap: Option<GatewayStats>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WiredLinkReport {
+    pub a: u32,
+    pub b: u32,
+    pub bandwidth_bps: f64,
+    pub delay_s: f64,
+    pub queue_limit: u32,
+    pub a_to_b: LinkStats,
+    pub b_to_a: LinkStats,
 }
 
 /// Totals over all nodes of the routing protocol's counters.
@@ -319,5 +351,38 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
             bm.report(&ids, end)
         }),
         warnings: sim.warnings.clone(),
+        wired: wired_report(sim),
     }
+}
+
+fn wired_report(sim: &mut Simulation) -> Option<WiredReport> {
+    let w = sim.wired.as_mut()?;
+    let links: Vec<WiredLinkReport> = w
+        .links
+        .iter_mut()
+        .map(|l| {
+            let [a, b] = l.ends();
+            let p = *l.dir(0).params();
+            WiredLinkReport {
+                a,
+                b,
+                bandwidth_bps: p.bandwidth_bps,
+                delay_s: to_secs(p.delay),
+                queue_limit: p.queue_limit,
+                a_to_b: l.dir(0).stats(),
+                b_to_a: l.dir(1).stats(),
+            }
+        })
+        .collect();
+    let link_drops = links.iter().map(|l| l.a_to_b.drops + l.b_to_a.drops).sum();
+    let node_drops =
+        (w.first..w.first + w.count).map(|v| (v.to_string(), sim.drops.by_node[v as usize].iter().sum())).collect();
+    Some(WiredReport {
+        gateway: w.gateway,
+        first_node: w.first,
+        links,
+        node_drops,
+        link_drops,
+        tcp_gap: sim.gap.as_ref().map(|g| g.gateway.stats()),
+    })
 }

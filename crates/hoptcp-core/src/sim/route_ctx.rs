@@ -50,6 +50,7 @@ impl AodvEnv for RouteCtx<'_> {
             ecn: Ecn::NotEct,
             reverse: false,
             hop: 0,
+            wired_hops: 0,
             next_hop,
             created: self.now,
             body: Body::Aodv(msg),

@@ -17,7 +17,13 @@ pub fn positions(spec: &TopologySpec, run_seed: u64) -> Vec<Position> {
         TopologyKind::Cross => cross(spec.hops.unwrap_or(6), spacing),
         TopologyKind::ParallelChains => {
             let gap = spec.chain_gap_m.unwrap_or(spacing);
-            (0..spec.chains.unwrap_or(2)).flat_map(|k| chain(spec.hops.unwrap_or(7), spacing, k as f64 * gap)).collect()
+            let (chains, hops) = (spec.chains.unwrap_or(2), spec.hops.unwrap_or(7));
+            let mut v: Vec<Position> = (0..chains).flat_map(|k| chain(hops, spacing, k as f64 * gap)).collect();
+            if spec.gateway == Some(true) {
+                // Level with the chains' last nodes, midway between the outer chains.
+                v.push(Position { x: hops as f64 * spacing, y: (chains - 1) as f64 * gap / 2.0 });
+            }
+            v
         }
         TopologyKind::Star => star(spec.leaves.unwrap_or(1), spec.radius_m.unwrap_or(DEFAULT_SPACING_M)),
         TopologyKind::Random => random(
