@@ -268,6 +268,8 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
     routing = raw.get("routing")
     if routing:
         _print_routing(con, routing, nodes)
+    if raw.get("wired"):
+        _print_wired(con, raw["wired"])
     rows = drop_rows(raw.get("drops") or {}, nonzero=True)
     if rows:
         # Packet kinds that were never dropped get no column (e.g. aodv under static routing).
@@ -304,6 +306,27 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
         con.print(f"packet trace written to {pcap}")
     for w in raw.get("warnings") or []:
         con.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
+
+
+def _print_wired(con: Any, wired: dict[str, Any]) -> None:
+    """Wired links (both directions) and TCP-GAP's gateway flows."""
+    rows = []
+    for link in wired.get("links") or []:
+        for a, b, d in ((link["a"], link["b"], link["a_to_b"]), (link["b"], link["a"], link["b_to_a"])):
+            rows.append([f"{a} → {b}", _fmt(link["bandwidth_bps"] / 1e6), _fmt(link["delay_s"] * 1e3),
+                         d["packets_sent"], d["drops"], d["queue_max"], _fmt(d["busy_s"])])
+    con.print(_table(f"Wired links (gateway {wired.get('gateway')})",
+                     ["link", "Mb/s", "delay ms", "packets", "drops", "queue max", "busy s"], rows, right_from=1))
+    gap = wired.get("tcp_gap")
+    if gap:
+        grows = [[f"{f['key']['src']} → {f['key']['dst']}", f["direction"], "yes" if f["paced"] else "no",
+                  f["data_packets"], f["rtt_samples"], f["queue_drops"], _fmt(f.get("rate_pps")), f["throttles"]]
+                 for f in gap.get("flows") or []]
+        con.print(_table(f"TCP-GAP gateway ({gap['control_periods']} goodput-control periods, "
+                         f"{gap['throttles']} throttles, {gap['cancels']} cancels)",
+                         ["flow", "direction", "paced", "data", "RTT samples", "queue drops", "rate pkt/s",
+                          "throttles"], grows, right_from=3))
+    con.print()
 
 
 def _print_routing(con: Any, routing: dict[str, Any], nodes: list[dict[str, Any]]) -> None:

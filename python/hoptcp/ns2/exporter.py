@@ -169,6 +169,9 @@ def _g(x: float) -> str:
 def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> None:
     """Raise :class:`Ns2Unsupported` naming the first key ns-2.35 cannot express."""
     radio, mac = sc["radio"], sc["mac"]
+    if sc.get("wired") is not None:
+        raise Ns2Unsupported("wired cannot be exported: the exporter writes wireless-only ns-2.35 scripts (no wired "
+                             "nodes, duplex links, base station or TCP-GAP gateway); remove the [wired] table")
     if radio["standard"] not in ("dsss", "ns2_g"):
         raise Ns2Unsupported(f"radio.standard = \"{radio['standard']}\" cannot be exported: ns-2.35's Mac/802_11 "
                              "times every frame with the DSSS PLCP and 802.11b's slot and SIFS (allowed: \"dsss\", "
