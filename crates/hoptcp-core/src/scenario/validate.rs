@@ -221,7 +221,7 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
             spacing(t)?;
             let gap = *t.chain_gap_m.get_or_insert(t.spacing_m.unwrap());
             positive("topology.chain_gap_m", gap, "metres")?;
-            t.gateway.get_or_insert(false);
+            // topology.gateway stays unset unless given: scenarios without it keep their hash.
         }
         TopologyKind::Star => {
             int_range("topology.leaves", require("topology.leaves", t.leaves, &kind_name)? as u64, 1, MAX_NODES)?;
