@@ -161,3 +161,230 @@ def gap_chain_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
         ax.legend(fontsize=7)
     axes[0].set_ylabel("Goodput (kb/s)")
     return fig
+
+
+# --- gap-parallel (Figs. 10-12) -----------------------------------------------------------
+
+#: Node ids of scenarios/gap-parallel.toml: A1, A2, the wired host B; wired ids start at 11.
+A1, A2, HOST_B, FIRST_WIRED = 0, 5, 13, 11
+MIXES = {(A1, A2): "wireless → wired (Fig. 10)", (HOST_B, HOST_B): "wired → wireless (Fig. 11)",
+         (HOST_B, A2): "oncoming (Fig. 12)"}
+PAR_ARMS = ("NewReno", "TCP-GAP", "TCP-GAP + Goodput Control")
+
+
+def gap_parallel_flows(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
+    """With TCP-GAP on, wireless senders run TCP-AP; wired senders (and every sender
+    without TCP-GAP) NewReno."""
+    gap = bool(params.get(GAP, False))
+    out: dict[str, Any] = {}
+    for i in (0, 1):
+        src = params.get(f"flows.{i}.src")
+        if not isinstance(src, int):
+            raise SpecError(f"derive gap_parallel_flows: flows.{i}.src = {src!r}; expected a node id")
+        out[f"flows.{i}.variant"] = "tcp_ap" if gap and src < FIRST_WIRED else "newreno"
+    return out
+
+
+def _mix(row: Any) -> str:
+    return MIXES[(int(row["flows.0.src"]), int(row["flows.1.src"]))]
+
+
+def _par_arm(row: Any) -> str:
+    if not bool(row.get(GAP, False)):
+        return PAR_ARMS[0]
+    return PAR_ARMS[2] if bool(row.get("wired.tcp_gap.goodput_control", False)) else PAR_ARMS[1]
+
+
+def gap_parallel_runs(ctx: "Context") -> "pd.DataFrame":
+    """Every run of the three arms (main sweep NewReno, sides `tcp-gap`, `goodput-control`)
+    with its direction mix and arm."""
+    import pandas as pd
+
+    frames = [ctx.runs, ctx.side("tcp-gap").runs, ctx.side("goodput-control").runs]
+    runs = pd.concat([f for f in frames if not f.empty], ignore_index=True)
+    if runs.empty:
+        raise SpecError("no runs")
+    return runs.assign(mix=runs.apply(_mix, axis=1), arm=runs.apply(_par_arm, axis=1))
+
+
+def _par(ctx: "Context", mix: str, arm: str, metric: str) -> Estimate:
+    runs = gap_parallel_runs(ctx)
+    sel = runs[runs["mix"].str.startswith(mix) & (runs["arm"] == arm)]
+    if sel.empty:
+        raise SpecError(f"no runs of {arm} for {mix}")
+    return mean_ci(sel[metric])
+
+
+def _ratio(a: Estimate, b: Estimate) -> Estimate:
+    return Estimate(a.mean / b.mean if b.mean else math.nan, math.nan, min(a.n, b.n), math.nan)
+
+
+def gap_par_up_jain_gap(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    return _par(ctx, "wireless", "TCP-GAP", "fairness_jain")
+
+
+def gap_par_down_jain_gap(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    return _par(ctx, "wired", "TCP-GAP", "fairness_jain")
+
+
+def gap_par_up_jain_newreno(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    return _par(ctx, "wireless", "NewReno", "fairness_jain")
+
+
+def gap_par_down_jain_newreno(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    return _par(ctx, "wired", "NewReno", "fairness_jain")
+
+
+def gap_par_up_aggregate_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    return _ratio(_par(ctx, "wireless", "TCP-GAP", GOODPUT), _par(ctx, "wireless", "NewReno", GOODPUT))
+
+
+def gap_par_down_aggregate_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    return _ratio(_par(ctx, "wired", "TCP-GAP", GOODPUT), _par(ctx, "wired", "NewReno", GOODPUT))
+
+
+def gap_par_oncoming_jain_control(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    return _par(ctx, "oncoming", "TCP-GAP + Goodput Control", "fairness_jain")
+
+
+def gap_par_oncoming_control_cost(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    return _ratio(_par(ctx, "oncoming", "TCP-GAP + Goodput Control", GOODPUT),
+                  _par(ctx, "oncoming", "TCP-GAP", GOODPUT))
+
+
+def gap_par_oncoming_jain_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """Jain's index of TCP-GAP without Goodput Control minus NewReno's, oncoming flows."""
+    a, b = _par(ctx, "oncoming", "TCP-GAP", "fairness_jain"), _par(ctx, "oncoming", "NewReno", "fairness_jain")
+    return Estimate(a.mean - b.mean, math.nan, min(a.n, b.n), math.nan)
+
+
+def gap_parallel_values(ctx: "Context") -> dict[str, Any]:
+    """Per direction mix and arm: each flow's goodput, the aggregate and Jain's index."""
+    runs = gap_parallel_runs(ctx)
+    rows = ["| flows | arm | FTP 1 (kb/s) | FTP 2 (kb/s) | aggregate (kb/s) | Jain | throttles |",
+            "|---|---|---|---|---|---|---|"]
+    for mix in MIXES.values():
+        for arm in PAR_ARMS:
+            g = runs[(runs["mix"] == mix) & (runs["arm"] == arm)]
+            if g.empty:
+                continue
+            thr = g["wired.tcp_gap.throttles"].mean() if "wired.tcp_gap.throttles" in g.columns else math.nan
+            thr_s = "–" if thr != thr else f"{thr:.1f}"
+            rows.append(f"| {mix} | {arm} | {g['flow.0.goodput_bps'].mean() / 1e3:.0f} | "
+                        f"{g['flow.1.goodput_bps'].mean() / 1e3:.0f} | {g[GOODPUT].mean() / 1e3:.0f} | "
+                        f"{g['fairness_jain'].mean():.3f} | {thr_s} |")
+    return {"table": "\n".join(rows)}
+
+
+def gap_parallel_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
+    """Figs. 10-12: each flow's goodput and the aggregate per arm, one panel per direction mix."""
+    import numpy as np
+
+    runs = gap_parallel_runs(ctx)
+    fig = new_figure(*opts.get("size", (12.0, 4.0)))
+    axes = fig.subplots(1, 3, sharey=True)
+    bars = (("flow.0.goodput_bps", "FTP 1"), ("flow.1.goodput_bps", "FTP 2"), (GOODPUT, "aggregate"))
+    for ax, mix in zip(axes, MIXES.values()):
+        x = np.arange(len(PAR_ARMS))
+        for j, (col, lab) in enumerate(bars):
+            m, c = [], []
+            for arm in PAR_ARMS:
+                g = runs[(runs["mix"] == mix) & (runs["arm"] == arm)]
+                e = mean_ci(g[col]) if len(g) else Estimate(math.nan, math.nan, 0, math.nan)
+                m.append(e.mean / 1e3)
+                c.append(0 if e.ci != e.ci else e.ci / 1e3)
+            ax.bar(x + (j - 1) * 0.27, m, 0.27, yerr=c, capsize=2, color=f"C{j}", label=lab)
+        ax.set_xticks(x, ["NewReno", "TCP-GAP", "TCP-GAP\n+ GC"], fontsize=8)
+        ax.set_title(mix, fontsize=9)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].set_ylabel("Goodput (kb/s)")
+    axes[0].legend(fontsize=7)
+    return fig
+
+
+# --- gap-wired-bw (Figs. 15-16) -----------------------------------------------------------
+
+BW = "wired.bandwidth_mbps"
+
+
+def gap_bw_table(runs: "pd.DataFrame") -> "pd.DataFrame":
+    """Per wired bandwidth: NewReno's and TCP-GAP's mean aggregate goodput and Jain's index."""
+    import pandas as pd
+
+    rows = []
+    for bw, g in runs.groupby(BW, sort=True):
+        nr, gp = g[~g[GAP].astype(bool)], g[g[GAP].astype(bool)]
+        if nr.empty or gp.empty:
+            continue
+        rows.append({"bw": float(bw), "nr": float(nr[GOODPUT].mean()), "gap": float(gp[GOODPUT].mean()),
+                     "nr_jain": float(nr["fairness_jain"].mean()), "gap_jain": float(gp["fairness_jain"].mean())})
+    if not rows:
+        raise SpecError("no wired bandwidth has both NewReno and TCP-GAP runs")
+    t = pd.DataFrame(rows)
+    return t.assign(gain=100 * (t["gap"] / t["nr"] - 1))
+
+
+def _bw(runs: "pd.DataFrame", high: bool) -> "pd.DataFrame":
+    t = gap_bw_table(runs)
+    t = t[t["bw"] > 5] if high else t[t["bw"] <= 5]
+    if t.empty:
+        raise SpecError(f"no wired bandwidths {'above' if high else 'up to'} 5 Mb/s")
+    return t
+
+
+def gap_bw_gain_high(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    t = _bw(runs, True)
+    return Estimate(float(t["gain"].mean()), math.nan, len(t), math.nan)
+
+
+def gap_bw_dev_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    t = _bw(runs, False)
+    return Estimate(float(t["gain"].abs().max()), math.nan, len(t), math.nan)
+
+
+def gap_bw_gap_jain_high(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    t = _bw(runs, True)
+    return Estimate(float(t["gap_jain"].min()), math.nan, len(t), math.nan)
+
+
+def gap_bw_newreno_jain_high(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    t = _bw(runs, True)
+    return Estimate(float(t["nr_jain"].mean()), math.nan, len(t), math.nan)
+
+
+def gap_bw_jain_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    t = _bw(runs, False)
+    return Estimate(float(min(t["nr_jain"].min(), t["gap_jain"].min())), math.nan, len(t), math.nan)
+
+
+def gap_bw_values(ctx: "Context") -> dict[str, Any]:
+    t = gap_bw_table(ctx.runs)
+    rows = ["| wired Mb/s | NewReno (kb/s) | TCP-GAP (kb/s) | TCP-GAP vs NewReno | Jain NewReno | Jain TCP-GAP |",
+            "|---|---|---|---|---|---|"]
+    for r in t.itertuples(index=False):
+        rows.append(f"| {r.bw:g} | {r.nr / 1e3:.0f} | {r.gap / 1e3:.0f} | {r.gain:+.1f}% | {r.nr_jain:.3f} | "
+                    f"{r.gap_jain:.3f} |")
+    return {"table": "\n".join(rows)}
+
+
+def gap_bw_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
+    """Figs. 15 and 16: aggregate goodput and Jain's index against the wired links' bandwidth."""
+    runs = ctx.runs
+    fig = new_figure(*opts.get("size", (10.0, 4.0)))
+    a1, a2 = fig.subplots(1, 2)
+    for i, (on, lab) in enumerate(((False, "NewReno"), (True, "TCP-GAP"))):
+        g = runs[runs[GAP].astype(bool) == on]
+        for ax, col, scale in ((a1, GOODPUT, 1e3), (a2, "fairness_jain", 1.0)):
+            rows = [(float(bw), mean_ci(x[col])) for bw, x in g.groupby(BW, sort=True)]
+            ax.errorbar([b for b, _ in rows], [e.mean / scale for _, e in rows],
+                        yerr=[0 if e.ci != e.ci else e.ci / scale for _, e in rows], marker="o", ms=4, capsize=2,
+                        color=f"C{i}", label=lab)
+    for ax, ylab, title in ((a1, "Aggregate goodput (kb/s)", "Fig. 15"), (a2, "Jain's fairness index", "Fig. 16")):
+        ax.set_xscale("log")
+        ax.set_xlabel("Bandwidth of the wired links (Mb/s)")
+        ax.set_ylabel(ylab)
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    a2.set_ylim(0.45, 1.02)
+    return fig
