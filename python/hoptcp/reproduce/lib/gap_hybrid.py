@@ -172,16 +172,14 @@ MIXES = {(A1, A2): "wireless → wired (Fig. 10)", (HOST_B, HOST_B): "wired → 
 PAR_ARMS = ("NewReno", "TCP-GAP", "TCP-GAP + Goodput Control")
 
 
-def gap_parallel_flows(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
-    """With TCP-GAP on, wireless senders run TCP-AP; wired senders (and every sender
-    without TCP-GAP) NewReno."""
-    gap = bool(params.get(GAP, False))
+def gap_parallel_flows_gap(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
+    """TCP-GAP's senders: TCP-AP at wireless senders, NewReno at the wired one."""
     out: dict[str, Any] = {}
     for i in (0, 1):
         src = params.get(f"flows.{i}.src")
         if not isinstance(src, int):
-            raise SpecError(f"derive gap_parallel_flows: flows.{i}.src = {src!r}; expected a node id")
-        out[f"flows.{i}.variant"] = "tcp_ap" if gap and src < FIRST_WIRED else "newreno"
+            raise SpecError(f"derive gap_parallel_flows_gap: flows.{i}.src = {src!r}; expected a node id")
+        out[f"flows.{i}.variant"] = "tcp_ap" if src < FIRST_WIRED else "newreno"
     return out
 
 
@@ -189,22 +187,17 @@ def _mix(row: Any) -> str:
     return MIXES[(int(row["flows.0.src"]), int(row["flows.1.src"]))]
 
 
-def _par_arm(row: Any) -> str:
-    if not bool(row.get(GAP, False)):
-        return PAR_ARMS[0]
-    return PAR_ARMS[2] if bool(row.get("wired.tcp_gap.goodput_control", False)) else PAR_ARMS[1]
-
-
 def gap_parallel_runs(ctx: "Context") -> "pd.DataFrame":
     """Every run of the three arms (main sweep NewReno, sides `tcp-gap`, `goodput-control`)
     with its direction mix and arm."""
     import pandas as pd
 
-    frames = [ctx.runs, ctx.side("tcp-gap").runs, ctx.side("goodput-control").runs]
-    runs = pd.concat([f for f in frames if not f.empty], ignore_index=True)
+    frames = [ctx.runs.assign(arm=PAR_ARMS[0]), ctx.side("tcp-gap").runs.assign(arm=PAR_ARMS[1]),
+              ctx.side("goodput-control").runs.assign(arm=PAR_ARMS[2])]
+    runs = pd.concat([f for f in frames if not f.empty], ignore_index=True).copy()
     if runs.empty:
         raise SpecError("no runs")
-    return runs.assign(mix=runs.apply(_mix, axis=1), arm=runs.apply(_par_arm, axis=1))
+    return runs.assign(mix=runs.apply(_mix, axis=1))
 
 
 def _par(ctx: "Context", mix: str, arm: str, metric: str) -> Estimate:
