@@ -26,6 +26,7 @@ SCENARIOS = (
     ("chain7-udp.toml", "7-hop chain, saturated CBR (UDP), 300 s", 0.3),
     ("chain7-tcp.toml", "7-hop chain, TCP NewReno, max_window 32, 300 s", 0.3),
     ("chain7-aodv-tcp.toml", "7-hop chain, TCP NewReno over AODV, max_window 32, 300 s", 0.3),
+    ("gap-parallel-tcp.toml", "2 chains + gateway + 3 wired nodes, 2 TCP flows, TCP-GAP over AODV, 300 s", None),
     ("grid13-udp.toml", "13x13 grid, 12 saturated CBR flows, 300 s", 5.0),
     ("random1000-tcp.toml", "1,000 random nodes, 50 TCP flows of 2-8 hops, 60 s", None),
     ("random1000-aodv-tcp.toml", "1,000 random nodes, 50 TCP flows over AODV, 60 s", None),

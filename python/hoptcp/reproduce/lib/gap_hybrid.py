@@ -266,7 +266,9 @@ def gap_parallel_values(ctx: "Context") -> dict[str, Any]:
             rows.append(f"| {mix} | {arm} | {g['flow.0.goodput_bps'].mean() / 1e3:.0f} | "
                         f"{g['flow.1.goodput_bps'].mean() / 1e3:.0f} | {g[GOODPUT].mean() / 1e3:.0f} | "
                         f"{g['fairness_jain'].mean():.3f} | {thr_s} |")
-    return {"table": "\n".join(rows)}
+    down = runs[runs["mix"] == MIXES[(HOST_B, HOST_B)]]
+    agg = {arm: float(down[down["arm"] == arm][GOODPUT].mean()) / 1e3 for arm in PAR_ARMS}
+    return {"table": "\n".join(rows), "down_gap": agg[PAR_ARMS[1]], "down_gc": agg[PAR_ARMS[2]]}
 
 
 def gap_parallel_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
@@ -375,6 +377,87 @@ def gap_bw_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Map
     for ax, ylab, title in ((a1, "Aggregate goodput (kb/s)", "Fig. 15"), (a2, "Jain's fairness index", "Fig. 16")):
         ax.set_xscale("log")
         ax.set_xlabel("Bandwidth of the wired links (Mb/s)")
+        ax.set_ylabel(ylab)
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    a2.set_ylim(0.45, 1.02)
+    return fig
+
+
+# --- gap-http (Figs. 22-23) ---------------------------------------------------------------
+
+THINK = "flows.0.mean_think_s"
+PAGE = "flow.{}.http.mean_page_goodput_bps"
+
+
+def gap_http_table(runs: "pd.DataFrame") -> "pd.DataFrame":
+    """Per mean pause time: each arm's aggregate averaged goodput (the sum over flows of their
+    mean per-page goodput, §5.3.1) and Jain's index over the flows' averaged goodput."""
+    import pandas as pd
+
+    rows = []
+    for think, g in runs.groupby(THINK, sort=True):
+        row: dict[str, Any] = {"think": float(think)}
+        for on, name in ((False, "nr"), (True, "gap")):
+            x = g[g[GAP].astype(bool) == on]
+            if x.empty:
+                break
+            per_flow = [float(x[PAGE.format(i)].mean()) for i in (0, 1)]
+            total = sum(per_flow)
+            row[name] = total
+            row[f"{name}_jain"] = total ** 2 / (2 * sum(v * v for v in per_flow)) if total > 0 else math.nan
+        else:
+            rows.append(row)
+    if not rows:
+        raise SpecError("no pause time has both NewReno and TCP-GAP runs")
+    t = pd.DataFrame(rows)
+    return t.assign(gain=100 * (t["gap"] / t["nr"] - 1))
+
+
+def gap_http_gain_max(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    t = gap_http_table(runs)
+    return Estimate(float(t["gain"].max()), math.nan, len(t), math.nan)
+
+
+def gap_http_newreno_spread(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """(max − min) / mean of NewReno's aggregate averaged goodput over the pause times, in %."""
+    t = gap_http_table(runs)
+    return Estimate(float(100 * (t["nr"].max() - t["nr"].min()) / t["nr"].mean()), math.nan, len(t), math.nan)
+
+
+def gap_http_gap_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """TCP-GAP's aggregate averaged goodput at the longest pause over that at the shortest."""
+    t = gap_http_table(runs)
+    return Estimate(float(t["gap"].iloc[-1] / t["gap"].iloc[0]), math.nan, len(t), math.nan)
+
+
+def gap_http_jain_margin(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """Smallest (Jain TCP-GAP − Jain NewReno) over the pause times."""
+    t = gap_http_table(runs)
+    return Estimate(float((t["gap_jain"] - t["nr_jain"]).min()), math.nan, len(t), math.nan)
+
+
+def gap_http_values(ctx: "Context") -> dict[str, Any]:
+    t = gap_http_table(ctx.runs)
+    rows = ["| mean pause (s) | NewReno (kb/s) | TCP-GAP (kb/s) | TCP-GAP vs NewReno | Jain NewReno | Jain TCP-GAP |",
+            "|---|---|---|---|---|---|"]
+    for r in t.itertuples(index=False):
+        rows.append(f"| {r.think:g} | {r.nr / 1e3:.0f} | {r.gap / 1e3:.0f} | {r.gain:+.1f}% | {r.nr_jain:.3f} | "
+                    f"{r.gap_jain:.3f} |")
+    return {"table": "\n".join(rows)}
+
+
+def gap_http_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
+    """Figs. 22 and 23: aggregate averaged goodput and Jain's index against the mean pause time."""
+    t = gap_http_table(ctx.runs)
+    fig = new_figure(*opts.get("size", (10.0, 4.0)))
+    a1, a2 = fig.subplots(1, 2)
+    for i, (name, lab) in enumerate((("nr", "NewReno"), ("gap", "TCP-GAP"))):
+        a1.plot(t["think"], t[name] / 1e3, marker="o", ms=4, color=f"C{i}", label=lab)
+        a2.plot(t["think"], t[f"{name}_jain"], marker="o", ms=4, color=f"C{i}", label=lab)
+    for ax, ylab, title in ((a1, "Aggregate averaged goodput (kb/s)", "Fig. 22"), (a2, "Jain's fairness index", "Fig. 23")):
+        ax.set_xlabel("Mean pause time (s)")
         ax.set_ylabel(ylab)
         ax.set_title(title, fontsize=9)
         ax.grid(alpha=0.3)
