@@ -131,7 +131,7 @@ fn tcp_gap_beats_newreno_on_the_chain_to_a_wired_host_both_ways() {
     for (src, dst) in [("0", "10"), ("10", "0")] {
         let wired_sender = src == "10";
         let (mut nr, mut gap, mut ap_alone) = (vec![], vec![], vec![]);
-        for seed in 1..=3 {
+        for seed in 1..=2 {
             let base = [("flows.0.src", src), ("flows.0.dst", dst)];
             let with = |extra: &[(&'static str, &'static str)]| {
                 let mut o = base.to_vec();
@@ -185,7 +185,7 @@ fn goodput_control_throttles_the_wired_sender_on_parallel_chains() {
         run_seed(&example("gap-parallel.toml"), &all, seed)
     };
     let (mut off, mut on) = (vec![], vec![]);
-    for seed in 1..=3 {
+    for seed in 1..=2 {
         let nr = par(&[("flows.1.variant", "newreno"), ("wired.tcp_gap.enabled", "false")], seed);
         let a = par(&[("wired.tcp_gap.goodput_control", "false")], seed);
         let b = par(&[], seed);

@@ -439,13 +439,17 @@ def gap_http_jain_margin(ctx: "Context", runs: "pd.DataFrame", point: Mapping[st
 
 
 def gap_http_values(ctx: "Context") -> dict[str, Any]:
-    t = gap_http_table(ctx.runs)
+    return {"table": _http_rows(gap_http_table(ctx.runs)),
+            "no_control_table": _http_rows(gap_http_table(ctx.side("no-goodput-control").runs))}
+
+
+def _http_rows(t: "pd.DataFrame") -> str:
     rows = ["| mean pause (s) | NewReno (kb/s) | TCP-GAP (kb/s) | TCP-GAP vs NewReno | Jain NewReno | Jain TCP-GAP |",
             "|---|---|---|---|---|---|"]
     for r in t.itertuples(index=False):
         rows.append(f"| {r.think:g} | {r.nr / 1e3:.0f} | {r.gap / 1e3:.0f} | {r.gain:+.1f}% | {r.nr_jain:.3f} | "
                     f"{r.gap_jain:.3f} |")
-    return {"table": "\n".join(rows)}
+    return "\n".join(rows)
 
 
 def gap_http_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
