@@ -236,7 +236,9 @@ fn reject(text: &str, ov: &[(&str, &str)]) -> hoptcp_core::ScenarioError {
 #[test]
 fn bad_wired_tables_get_one_clear_error() {
     let base = format!("{HYBRID}\n{}", cbr(0, 4, 1e5, 500));
-    let cases: &[(&[(&str, &str)], &str, &[&str])] = &[
+    // (overrides, key named, words the message must contain)
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a [&'a str]);
+    let cases: &[Case] = &[
         (&[("wired.gateway", "3")], "wired.gateway", &["3", "0..=2"]),
         (&[("wired.nodes", "3"), ("wired.links.1.b", "7")], "wired.links.1.b", &["7", "3..=5"]),
         (&[("wired.links.1.b", "2")], "wired.links.1.b", &["repeats"]),
