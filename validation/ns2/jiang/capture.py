@@ -85,6 +85,7 @@ def main() -> None:
             r["overrides_list"] = sets
             results[name] = r
             cache.write_text(json.dumps(results, indent=1))
+    cache.write_text(json.dumps(results, indent=1))
     doc = ROOT / "docs/jiang-capture.md"
     doc.write_text(
         "# Capture effect: hoptcp against ns-2.35 on Jiang et al.'s capture scenarios\n\n"
