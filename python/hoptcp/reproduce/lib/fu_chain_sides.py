@@ -260,15 +260,14 @@ def fu_wstar_aodv_values(ctx: "Context") -> dict[str, Any]:
     side = ctx.side("aodv").runs
     t = chain_wstar_table(side)
     rows = ["| h | h/4 | W* (AODV) | windows within 2% of the best | largest tried | throughput at W* (kb/s) | "
-            "lost at the largest window (%) | route breaks at W* |", "|---|---|---|---|---|---|---|---|"]
+            "lost at the largest window (%) |", "|---|---|---|---|---|---|---|"]
     losses = []
     for r in t.itertuples(index=False):
         sub = side[side[HOPS] == r.hops]
         loss = fu_window_loss(sub, r.max_tried)
         losses.append(loss.mean)
-        breaks = sub[sub[WIN] == r.wstar]["flow.0.route_breaks"].mean() if "flow.0.route_breaks" in sub else math.nan
         rows.append(f"| {r.hops} | {r.h4:g} | {r.wstar} | {r.near_lo}..{r.near_hi} | {r.max_tried} | "
-                    f"{r.best_bps / 1e3:.0f} | {loss.mean:.1f} | {_f(breaks)} |")
+                    f"{r.best_bps / 1e3:.0f} | {loss.mean:.1f} |")
     return {"aodv_table": "\n".join(rows), "aodv_loss_max": max(losses, default=math.nan),
             "aodv_dev_mean": float((t["wstar"] - t["h4"]).abs().mean()) if len(t) else math.nan}
 
