@@ -65,8 +65,7 @@ PLANS: dict[str, Plan] = {
     "jiang-retry": Plan(seeds=_FIVE),
     "jiang-oscillation": Plan(seeds=_FIVE),
     "jiang-capture-start": Plan(seeds=_FIVE),
-    "jiang-capture-length": Plan(unsupported="its sources are CBR applications over TCP, which the ns-2 exporter "
-                                             "does not write (it attaches FTP to TCP agents)"),
+    "jiang-capture-length": Plan(seeds=_FIVE),
     "jiang-neighbourhood": Plan(unsupported="its claims need per-second throughput, which the stored ns-2.35 "
                                             "metrics do not give (docs/jiang-capture.md compares the scenario's "
                                             "goodputs with ns-2.35)"),

@@ -376,15 +376,18 @@ def jiang_capture_length_ftp(params: Mapping[str, Any], base: Any) -> dict[str, 
 
 def jiang_saturated_sources(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> "Evidence":
     """Shown when the claim's rule holds on the side sweep ``saturated`` (the same paths and
-    start times with FTP sources: the paper's 'TCP has packets to send at all times')."""
+    start times with FTP sources: the paper's 'TCP has packets to send at all times'), or when
+    ns-2.35's stored runs of the same rate-limited scenario agree with hoptcp's."""
     from ..report import Evidence, claim_on
+    from .ns2_agreement import ns2_agrees
 
     est, holds, dev = claim_on(ctx.side("saturated"), claim, {})
-    if holds is None:
-        return Evidence(None, f"could not be measured on the side sweep 'saturated': {dev}")
-    return Evidence(holds, f"with saturated (FTP) sources on the same paths the 4-hop connection is ahead in "
-                           f"{est.mean:.0%} of {est.n} runs ({dev})"
-                           + ("; the rule holds there" if holds else "; the rule fails there too"))
+    side = (f"could not be measured on the side sweep 'saturated': {dev}" if holds is None else
+            f"with saturated (FTP) sources on the same paths the 4-hop connection is ahead in {est.mean:.0%} of "
+            f"{est.n} runs ({dev})" + ("; the rule holds there" if holds else "; the rule fails there too"))
+    ns2 = ns2_agrees(ctx, claim, point)
+    shown = True if (holds or ns2.shown) else (None if holds is None and ns2.shown is None else False)
+    return Evidence(shown, f"{side}. ns-2.35 on the same scenario: {ns2.text}")
 
 
 def jiang_capture_values(ctx: "Context") -> dict[str, Any]:
