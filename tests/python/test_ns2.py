@@ -255,6 +255,16 @@ def test_what_ns2_cannot_express_is_one_error_naming_the_key(over: dict, key: st
 
 
 @pytest.mark.core
+def test_cbr_over_tcp_writes_a_cbr_application_into_the_agent() -> None:
+    tcl = export(scenario(CHAIN_TCP, **{"flows.0.app": "cbr", "flows.0.rate_bps": 50000.0})).tcl
+    assert "set app(0) [new Application/Traffic/CBR]" in tcl and "Application/FTP" not in tcl
+    assert "$app(0) attach-agent $src(0)" in tcl and "$app(0) set packetSize_ 1460" in tcl
+    rate = float(re.search(r"\$app\(0\) set rate_ (\S+)", tcl).group(1))
+    assert 1460 * 8 / rate == pytest.approx(1460 * 8 / 50000, rel=1e-12)
+    assert "$app(0) set random_ 0" in tcl
+
+
+@pytest.mark.core
 def test_jitter_other_than_ns2s_is_refused() -> None:
     with pytest.raises(Ns2Unsupported, match=r"^flows\.0\.jitter = 0\.3 .*allowed: 0 or 0\.5"):
         export(scenario(KINDS["chain-cbr-jitter"], **{"flows.0.jitter": 0.3}))

@@ -242,10 +242,10 @@ fn udp_flow_with_ftp_app() {
 fn tcp_only_key_on_a_udp_flow() {
     let e = reject(&format!("{BASE}max_window = 4\n"), &[]);
     check(&e, "flows.0.max_window", &["TCP flows only", "udp"]);
-    // And the converse.
+    // And the converse: a rate on an FTP flow points to the rate-limited source.
     let tcp = with("transport = \"udp\"\nrate_bps = 100000", "transport = \"tcp\"\nrate_bps = 100000");
     let e = reject(&tcp, &[]);
-    check(&e, "flows.0.rate_bps", &["UDP/CBR flows only"]);
+    check(&e, "flows.0.rate_bps", &["CBR flows only", "app = \"cbr\""]);
 }
 
 #[test]

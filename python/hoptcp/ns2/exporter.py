@@ -210,8 +210,9 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
         if f["app"] == "cbr" and f["jitter"] not in (0.0, 0.5):
             raise Ns2Unsupported(f"{key}.jitter = {f['jitter']:g} cannot be exported: ns-2's CBR only has "
                                  "random_ 0 or 1 (allowed: 0 or 0.5)")
-        if f["transport"] == "tcp" and f["app"] != "ftp":
-            raise Ns2Unsupported(f"{key}.app = \"{f['app']}\" over TCP cannot be exported (allowed: \"ftp\")")
+        if f["transport"] == "tcp" and f["app"] not in ("ftp", "cbr"):
+            raise Ns2Unsupported(f"{key}.app = \"{f['app']}\" over TCP cannot be exported (allowed: \"ftp\", "
+                                 "\"cbr\")")
         if f["transport"] == "udp" and f["app"] != "cbr":
             raise Ns2Unsupported(f"{key}.app = \"{f['app']}\" over UDP cannot be exported (allowed: \"cbr\")")
         if len(f["path"]) - 1 >= 32:
@@ -463,8 +464,19 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             w(f"$ns_ connect $src({i}) $dst({i})")
             w(f"$src({i}) attach $cwndfd")
             w(f"$src({i}) trace cwnd_")
-            w(f"set app({i}) [new Application/FTP]")
-            w(f"$app({i}) attach-agent $src({i})")
+            if f["app"] == "cbr":
+                # A CBR application writing into the TCP agent: sendmsg() rounds each write up to
+                # whole segments, as hoptcp's rate-limited TCP source.
+                interval_ns = max(1, round(f["packet_bytes"] * 8 / f["rate_bps"] * 1e9))
+                w(f"set app({i}) [new Application/Traffic/CBR]")
+                w(f"$app({i}) attach-agent $src({i})")
+                w(f"$app({i}) set packetSize_ {int(f['packet_bytes'])}")
+                w(f"$app({i}) set rate_ {_g(f['packet_bytes'] * 8 / (interval_ns * 1e-9))} ;# one write every "
+                  f"{interval_ns * 1e-9:.9g} s")
+                w(f"$app({i}) set random_ {1 if f['jitter'] else 0}")
+            else:
+                w(f"set app({i}) [new Application/FTP]")
+                w(f"$app({i}) attach-agent $src({i})")
             w(f"$ns_ at [t {_g(start)}] \"$app({i}) start\"")
             if stop < duration:
                 w(f"$ns_ at [t {_g(stop)}] \"$app({i}) stop\"")
@@ -472,7 +484,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             w(f"$ns_ at [t {_g(measure_from)}] \"record {i} from \\[$dst({i}) set bytes_\\]\"")
             w(f"$ns_ at [t {_g(min(stop, duration))}] \"record {i} to \\[$dst({i}) set bytes_\\]\"")
             # On arrival a data packet is payload + 40 B (the routing agent's header included).
-            fmaps.append(FlowMap(i, "tcp", "ftp", f["src"], f["dst"], f["path"], start, stop,
+            fmaps.append(FlowMap(i, "tcp", f["app"], f["src"], f["dst"], f["path"], start, stop,
                                  int(t["payload_bytes"]), int(t["payload_bytes"]) + TCP_HEADER_BYTES,
                                  int(t["max_window"])))
         else:

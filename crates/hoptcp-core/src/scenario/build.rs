@@ -271,7 +271,11 @@ fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end:
         transport: f.transport,
         app: f.app.unwrap_or(AppKind::Cbr),
         rate_bps: f.rate_bps.unwrap_or(0.0),
-        packet_bytes: f.packet_bytes.unwrap_or(0),
+        packet_bytes: f.packet_bytes.unwrap_or(if f.transport == TransportKind::Tcp && f.app == Some(AppKind::Cbr) {
+            tcp.payload_bytes
+        } else {
+            0
+        }),
         jitter: f.jitter.unwrap_or(0.0),
         start: from_secs(f.start_s),
         stop: f.stop_s.map(from_secs).unwrap_or(end).min(end),

@@ -555,7 +555,9 @@ pub enum TransportKind {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AppKind {
-    /// Constant bit rate (UDP).
+    /// Constant bit rate: over UDP, one datagram per packet; over TCP, the
+    /// bytes are written into the send buffer at that rate (ns-2's CBR
+    /// attached to a TCP agent).
     Cbr,
     /// Always-backlogged bulk transfer (TCP).
     Ftp,

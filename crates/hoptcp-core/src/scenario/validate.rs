@@ -558,10 +558,9 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
         (TransportKind::Udp, None) => AppKind::Cbr,
         (TransportKind::Tcp, None) => AppKind::Ftp,
         (TransportKind::Udp, Some(AppKind::Cbr)) => AppKind::Cbr,
-        (TransportKind::Tcp, Some(a @ (AppKind::Ftp | AppKind::Http))) => a,
-        (TransportKind::Udp, Some(a)) | (TransportKind::Tcp, Some(a)) => {
-            let (t, ok) =
-                if f.transport == TransportKind::Udp { ("udp", "\"cbr\"") } else { ("tcp", "\"ftp\" or \"http\"") };
+        (TransportKind::Tcp, Some(a @ (AppKind::Ftp | AppKind::Http | AppKind::Cbr))) => a,
+        (TransportKind::Udp, Some(a)) => {
+            let (t, ok) = ("udp", "\"cbr\"");
             return Err(ScenarioError::value(
                 &format!("{key}.app"),
                 format!("\"{}\"", app_name(a)),
@@ -594,25 +593,11 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
         int_range(&format!("{key}.count"), c as u64, 1, 1_000_000)?;
     }
     resolve_http(key, f, app)?;
+    if app == AppKind::Cbr {
+        resolve_cbr(key, f)?;
+    }
     match f.transport {
         TransportKind::Udp => {
-            let rate = f.rate_bps.ok_or_else(|| {
-                ScenarioError::new(
-                    format!("{key}.rate_bps"),
-                    format!("`{key}.rate_bps` is required for a CBR flow (payload bit/s, > 0)"),
-                )
-            })?;
-            positive(&format!("{key}.rate_bps"), rate, "payload bit/s")?;
-            let pb = *f.packet_bytes.get_or_insert(1460);
-            int_range(&format!("{key}.packet_bytes"), pb as u64, 1, 65_507)?;
-            let j = *f.jitter.get_or_insert(0.0);
-            if !(j.is_finite() && (0.0..1.0).contains(&j)) {
-                return Err(ScenarioError::value(
-                    &format!("{key}.jitter"),
-                    j,
-                    "must be in [0, 1) (0.5 is ns-2's random_ CBR)",
-                ));
-            }
             let tcp_only = [
                 ("variant", f.variant.is_some()),
                 ("payload_bytes", f.payload_bytes.is_some()),
@@ -634,15 +619,15 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
                 ("packet_bytes", f.packet_bytes.is_some()),
                 ("jitter", f.jitter.is_some()),
             ] {
-                if set {
+                if set && app != AppKind::Cbr {
                     let hint = if k == "packet_bytes" {
                         " (use payload_bytes for TCP segment size)"
                     } else {
-                        " (TCP is always backlogged)"
+                        " (set app = \"cbr\" for a rate-limited TCP source)"
                     };
                     return Err(ScenarioError::new(
                         format!("{key}.{k}"),
-                        format!("`{key}.{k}` applies to UDP/CBR flows only{hint}"),
+                        format!("`{key}.{k}` applies to CBR flows only{hint}"),
                     ));
                 }
             }
@@ -656,6 +641,29 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
                 positive(&format!("{key}.min_rto_s"), r, "seconds")?;
             }
         }
+    }
+    Ok(())
+}
+
+/// CBR keys: the rate is required; over UDP the packet size defaults to
+/// 1460 B, over TCP to the flow's segment size (filled when planning: each
+/// CBR packet writes ceil(packet_bytes / payload_bytes) segments into the
+/// send buffer, as ns-2's `TcpAgent::sendmsg`).
+fn resolve_cbr(key: &str, f: &mut FlowSpec) -> R<()> {
+    let rate = f.rate_bps.ok_or_else(|| {
+        ScenarioError::new(
+            format!("{key}.rate_bps"),
+            format!("`{key}.rate_bps` is required for a CBR flow (payload bit/s, > 0)"),
+        )
+    })?;
+    positive(&format!("{key}.rate_bps"), rate, "payload bit/s")?;
+    let pb = if f.transport == TransportKind::Udp { Some(*f.packet_bytes.get_or_insert(1460)) } else { f.packet_bytes };
+    if let Some(pb) = pb {
+        int_range(&format!("{key}.packet_bytes"), pb as u64, 1, 65_507)?;
+    }
+    let j = *f.jitter.get_or_insert(0.0);
+    if !(j.is_finite() && (0.0..1.0).contains(&j)) {
+        return Err(ScenarioError::value(&format!("{key}.jitter"), j, "must be in [0, 1) (0.5 is ns-2's random_ CBR)"));
     }
     Ok(())
 }

@@ -492,7 +492,8 @@ impl Simulation {
             Ev::FlowStart { flow } | Ev::HttpPage { flow } => {
                 let f = &mut self.flows[flow as usize];
                 let Some(t) = f.tcp.as_mut() else { return };
-                if t.stopped {
+                // CBR over TCP: the source's ticks fill the send buffer.
+                if t.stopped || f.cbr.is_some() {
                     return;
                 }
                 // FTP: an infinite backlog; HTTP: the next page.
@@ -580,11 +581,22 @@ impl Simulation {
         let Some(cbr) = f.cbr.as_mut() else { return };
         let (seq, payload) = cbr.emit();
         let next = cbr.next_time();
-        f.stats.packets_sent += 1;
-        self.originate(now, flow, false, payload + UDP_IP_HEADER_BYTES, Ecn::NotEct, Body::Udp { seq, payload });
         if let Some(t) = next {
             self.q.schedule_at(t, Ev::App { flow });
         }
+        if let Some(t) = f.tcp.as_mut() {
+            // Over TCP the packet's bytes go into the send buffer, whole
+            // segments (ns-2 TcpAgent::sendmsg rounds up); TCP sends what
+            // its window allows.
+            if !t.stopped {
+                let mss = f.plan.tcp.payload_bytes.max(1);
+                t.sender.add_data(now, payload.div_ceil(mss) as u64);
+                self.pump_tcp(now, flow);
+            }
+            return;
+        }
+        f.stats.packets_sent += 1;
+        self.originate(now, flow, false, payload + UDP_IP_HEADER_BYTES, Ecn::NotEct, Body::Udp { seq, payload });
     }
 
     /// A packet reached its destination node.

@@ -347,3 +347,63 @@ fn window_never_exceeds_max_window_end_to_end() {
         }
     }
 }
+
+/// Bytes delivered in `secs` seconds when a CBR source of `rate_bps`
+/// (`packet` bytes per write) feeds the sender, or FTP when `rate_bps` is
+/// None; the bottleneck serves one 1460 B segment per 10 ms (1.168 Mb/s).
+fn rate_limited_delivery(rate_bps: Option<f64>, packet: u32, secs: u64) -> (u64, Sim) {
+    let cfg = TcpConfig { max_window: 32, ..TcpConfig::default() };
+    let mut sim = Sim::new(&cfg, 10 * MS, 20 * MS, 20 * MS, Box::new(|_, _| false));
+    let end = secs * NS_PER_S;
+    match rate_bps {
+        None => {
+            sim.tx.add_data(0, u64::MAX);
+            sim.run_until(end);
+        }
+        Some(rate) => {
+            let rng = RngStream::new(1, 0, StreamPurpose::AppTraffic);
+            let mut cbr = crate::app::cbr::Cbr::new(rate, packet, 0, end, 0.0, rng);
+            while let Some(t) = cbr.next_time() {
+                sim.run_until(t);
+                let (_, bytes) = cbr.emit();
+                sim.tx.add_data(t, bytes.div_ceil(cfg.payload_bytes) as u64);
+            }
+            sim.run_until(end);
+        }
+    }
+    (sim.rx.stats().bytes_delivered, sim)
+}
+
+#[test]
+fn cbr_source_below_capacity_gets_its_rate() {
+    // 400 kb/s of 1460 B writes: one segment every 29.2 ms, a third of
+    // the bottleneck. Delivery keeps pace with the writes (at most the
+    // segments in flight behind), and the window never fills: a 50 ms
+    // round trip spans two writes, a delayed ACK one more.
+    let (bytes, sim) = rate_limited_delivery(Some(400_000.0), 1460, 60);
+    let offered = 400_000.0 / 8.0 * 60.0;
+    assert!(bytes as f64 <= offered + 1.0, "delivered {bytes} > offered {offered}");
+    assert!(bytes as f64 >= offered - 3.0 * 1460.0, "delivered {bytes} of {offered}");
+    assert!(sim.max_ahead <= 4, "only the few written segments are in flight: {}", sim.max_ahead);
+    assert_eq!(sim.tx.stats(60 * NS_PER_S).retransmissions, 0);
+}
+
+#[test]
+fn cbr_write_larger_than_a_segment_is_rounded_up_to_whole_segments() {
+    // 2000 B writes at 80 kb/s (one every 200 ms): two 1460 B segments
+    // each, as ns-2's TcpAgent::sendmsg; 300 writes in 60 s.
+    let (bytes, _) = rate_limited_delivery(Some(80_000.0), 2000, 60);
+    let writes = 300u64;
+    assert!((writes - 1) * 2 * 1460 <= bytes && bytes <= writes * 2 * 1460, "{bytes}");
+}
+
+#[test]
+fn cbr_source_above_capacity_is_ftp() {
+    // 5 Mb/s offered to a 1.168 Mb/s bottleneck: the send buffer never
+    // empties, so the sender behaves as with an infinite backlog.
+    let (cbr, _) = rate_limited_delivery(Some(5_000_000.0), 1460, 60);
+    let (ftp, _) = rate_limited_delivery(None, 1460, 60);
+    let capacity = 1460.0 * 100.0 * 60.0;
+    assert!(ftp as f64 > 0.9 * capacity, "FTP fills the bottleneck: {ftp}");
+    assert!((cbr as f64 - ftp as f64).abs() <= 2.0 * 1460.0, "CBR {cbr} vs FTP {ftp}");
+}
