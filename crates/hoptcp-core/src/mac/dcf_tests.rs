@@ -150,7 +150,11 @@ impl Station {
     fn quiet_until(&mut self, t: Time) {
         self.run_until(t);
         let new = &self.w.sent[self.seen..];
-        assert!(new.is_empty(), "unexpected frames {:?}", new.iter().map(|(t, f)| (t / US, f.kind)).collect::<Vec<_>>());
+        assert!(
+            new.is_empty(),
+            "unexpected frames {:?}",
+            new.iter().map(|(t, f)| (t / US, f.kind)).collect::<Vec<_>>()
+        );
     }
 }
 

@@ -19,8 +19,7 @@ use crate::app::http::Http;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
 use crate::mac::{
-    AdaptivePacing, Dcf, Frame, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer,
-    RetryAverage, Timing,
+    AdaptivePacing, Dcf, Frame, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, RetryAverage, Timing,
 };
 use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
 use crate::net::{Body, Ecn, IfQueue, Packet, Slab};
@@ -224,6 +223,8 @@ pub struct Simulation {
     duration_s: f64,
     trace: Option<Trace>,
     warnings: Vec<String>,
+    /// Low Delay Marking at the forwarding nodes (`[ip.ldm]`; None: off).
+    ldm: Option<ip::LdmRun>,
 }
 
 /// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
@@ -324,6 +325,7 @@ impl Simulation {
             duration_s: sc.duration_s,
             trace: None,
             warnings: crate::scenario::warnings(&plan.scenario, &plan.flows),
+            ldm: sc.ip.ldm.as_ref().filter(|l| l.enabled).map(|l| ip::LdmRun::new(l, &plan.flows, n, seed)),
         };
         if sim.routing.is_aodv() {
             // ns-2 starts each AODV agent's timers at time 0.
