@@ -180,3 +180,46 @@ fn rts_retry_histogram_accounts_for_every_rts_packet() {
     println!("RTS retries histogram {:?}: {:.1}% without retry", r.rts_retry_hist, 100.0 * first);
     assert!(first > 0.5 && first < 1.0);
 }
+
+#[test]
+fn max_window_wstar_resolves_to_each_flows_w_star() {
+    let parse = |toml: &str, o: &[(&str, &str)]| {
+        let o: Vec<(String, String)> = o.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        scenario::parse(toml, &o)
+    };
+    let chain = |h: u32| CHAIN7.replace("hops = 7", &format!("hops = {h}")).replace("dst = 7", &format!("dst = {h}"));
+    // Chains: ceil(h/4) (7 → 2, 15 → 4, 24 → 6), through --set as a bare word.
+    for (h, w) in [(7, 2), (15, 4), (24, 6), (3, 1)] {
+        let sc = parse(&chain(h), &[("tcp.max_window", "wstar")]).unwrap();
+        assert_eq!((sc.tcp.max_window, sc.flows[0].max_window), (w, Some(w)), "{h} hops");
+        let j = scenario::canonical_json(&sc);
+        assert!(!j.contains("wstar"), "the canonical form carries the number: {j}");
+        // Same canonical form as the number written out.
+        let explicit = parse(&chain(h), &[("tcp.max_window", &w.to_string()), ("flows.0.max_window", &w.to_string())]);
+        assert_eq!(j, scenario::canonical_json(&explicit.unwrap()));
+    }
+    // In the file, per flow; the flow's own path counts (a 3-hop flow on the 7-hop chain).
+    let two = CHAIN7.replace("max_window = 32", "max_window = \"wstar\"")
+        + "[[flows]]\nsrc = 1\ndst = 4\ntransport = \"tcp\"\napp = \"ftp\"\nmax_window = 9\n";
+    let sc = parse(&two, &[]).unwrap();
+    assert_eq!((sc.flows[0].max_window, sc.flows[1].max_window), (Some(2), Some(9)));
+    let sc = parse(&two, &[("flows.1.max_window", "\"wstar\"")]).unwrap();
+    assert_eq!(sc.flows[1].max_window, Some(1));
+    // The cross: ceil((h+4)/8) = 2 for its 6-hop flows (both papers' 2).
+    let cross = "[topology]\nkind = \"cross\"\nhops = 6\nspacing_m = 200\n[tcp]\nmax_window = \"wstar\"\n\
+                 [[flows]]\nsrc = 0\ndst = 6\ntransport = \"tcp\"\napp = \"ftp\"\n";
+    assert_eq!(parse(cross, &[]).unwrap().flows[0].max_window, Some(2));
+    // It runs as the number: the sender never has more than W* in flight.
+    let r = run(&chain(7), &ov(&[("tcp.max_window", "wstar"), ("duration_s", "20")]));
+    assert!(r.flows[0].tcp.as_ref().unwrap().avg_cwnd <= 2.0 + 1e-9);
+    // Other words are one clear error naming both forms.
+    let e = parse(&chain(7), &[("tcp.max_window", "best")]).unwrap_err().to_string();
+    assert!(e.contains("tcp.max_window") && e.contains("best") && e.contains("wstar"), "{e}");
+    let e = parse(&two, &[("flows.1.max_window", "\"W*\"")]).unwrap_err().to_string();
+    assert!(e.contains("flows.1.max_window") && e.contains("wstar"), "{e}");
+    let rand =
+        "[topology]\nkind = \"random\"\nnodes = 20\nwidth_m = 500\nheight_m = 500\n[tcp]\nmax_window = \"wstar\"\n\
+                [random_flows]\ncount = 2\ntransport = \"tcp\"\napp = \"ftp\"\n";
+    let e = parse(rand, &[]).unwrap_err().to_string();
+    assert!(e.contains("tcp.max_window") && e.contains("[[flows]]"), "{e}");
+}
