@@ -398,3 +398,72 @@ def ldm_window_values(ctx: "Context") -> dict[str, Any]:
     lines = ["", "", "| max window | goodput (kb/s) | RTT (ms) |", "|---|---|---|"]
     lines += [f"| {w} | {k[w].mean:.0f} | {r[w].mean:.0f} |" for w in sorted(k)]
     return {"window_table": "\n".join(lines)}
+
+
+# --------------------------------------------------------------------------------------
+# Figs. 6 and 7: LDM against regular TCP and adaptive pacing, as '+', '0', '-'
+# --------------------------------------------------------------------------------------
+
+COUNT = "flows.0.count"
+#: the paper's categories: (row name, column of ldm_frame, higher is better)
+CATEGORIES = (("Throughput", "kbps", True), ("RTS Collisions", "rts_collisions", False),
+              ("Round-Trip Time", "rtt_ms", False), ("Loss Rate", "loss", False))
+#: the printed tables, columns: 1 flow at 7/15/24 hops, then 3 flows at 7/15/24 hops
+PAPER_SIGNS = {
+    "regular": {"Throughput": "+00++0", "RTS Collisions": "0++0++", "Round-Trip Time": "++++++",
+                "Loss Rate": "++++++"},
+    "pacing": {"Throughput": "0--0--", "RTS Collisions": "++++++", "Round-Trip Time": "++++++",
+               "Loss Rate": "000+++"},
+}
+
+
+def ldm_sign(ldm: float, ref: float, higher_better: bool) -> str:
+    """The paper's mark: '+' where LDM is better by more than 10%, '-' worse by more
+    than 10%, '0' within 10% (relative to the compared scheme)."""
+    if not ref or ref != ref or ldm != ldm:
+        return "?"
+    rel = (ldm - ref) / abs(ref)
+    if not higher_better:
+        rel = -rel
+    return "+" if rel > 0.10 else "-" if rel < -0.10 else "0"
+
+
+def ldm_signs(runs: "pd.DataFrame", ldm: str, ref: str) -> dict[str, str]:
+    """Per category, the six marks (1 flow at each hop count, then 3 flows)."""
+    df = ldm_frame(runs)
+    out = {}
+    for name, col, hb in CATEGORIES:
+        marks = ""
+        for count in (1, 3):
+            for h in (7, 15, 24):
+                g = df[(df[HOPS] == h) & (df[COUNT] == count)] if COUNT in df.columns else df[df[HOPS] == h]
+                a, b = g[g["scheme"] == ldm][col], g[g["scheme"] == ref][col]
+                marks += ldm_sign(mean_ci(a).mean, mean_ci(b).mean, hb) if len(a) and len(b) else "?"
+        out[name] = marks
+    return out
+
+
+def _agreement(ref: str, category: str, ldm: str = "ldm-oracle") -> Callable[..., float]:
+    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> float:
+        got = ldm_signs(ctx.runs, ldm, ref)[category]
+        return float(sum(a == b for a, b in zip(got, PAPER_SIGNS[ref][category], strict=True)))
+
+    check.__doc__ = f"Cells of the {category} row where LDM vs {LABEL[ref]} has the paper's mark (of 6)."
+    return check
+
+
+for _r in ("regular", "pacing"):
+    for _name, _, _ in CATEGORIES:
+        globals()[f"ldm_agree__{_r}__{_name.lower().replace(' ', '_').replace('-', '_')}"] = _agreement(_r, _name)
+
+
+def ldm_sign_tables(ctx: "Context") -> dict[str, Any]:
+    """Figs. 6 and 7 as tables: the paper's marks and hoptcp's (oracle and estimated LDM)."""
+    out = {}
+    for ref, key in (("regular", "fig6_table"), ("pacing", "fig7_table")):
+        lines = ["", "", "| category | paper | LDM (oracle) | LDM (estimated) |", "|---|---|---|---|"]
+        ora, est = ldm_signs(ctx.runs, "ldm-oracle", ref), ldm_signs(ctx.runs, "ldm-est", ref)
+        for name, _, _ in CATEGORIES:
+            lines.append(f"| {name} | `{PAPER_SIGNS[ref][name]}` | `{ora[name]}` | `{est[name]}` |")
+        out[key] = "\n".join(lines)
+    return out
