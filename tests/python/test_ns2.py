@@ -244,6 +244,7 @@ def test_cbr_sizes_and_rate_match_hoptcp() -> None:
     ({"stats.batches": 10, "stats.batch_packets": 100}, "stats.batches"),
     ({"mac.link_red.enabled": True}, "mac.link_red.enabled"),
     ({"mac.adaptive_pacing.enabled": True}, "mac.adaptive_pacing.enabled"),
+    ({"ip.ldm.enabled": True}, "ip.ldm.enabled"),
 ])
 def test_what_ns2_cannot_express_is_one_error_naming_the_key(over: dict, key: str) -> None:
     with pytest.raises(Ns2Unsupported) as exc:

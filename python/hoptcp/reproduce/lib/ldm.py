@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from ..catalogue import Claim
     from ..report import ClaimResult, Context
 
 GOODPUT = "aggregate_goodput_bps"
@@ -107,9 +108,10 @@ def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
 
 
 def _sel(ctx: "Context", scheme: str, hops: int) -> "pd.DataFrame":
-    df = ctx.cache.get("ldm_frame")
+    key = ("ldm_frame", id(ctx.runs))
+    df = ctx.cache.get(key)
     if df is None:
-        df = ctx.cache["ldm_frame"] = ldm_frame(ctx.runs)
+        df = ctx.cache[key] = ldm_frame(ctx.runs)
     out = df[df["scheme"] == scheme]
     if hops and HOPS in out.columns:
         out = out[out[HOPS] == hops]
@@ -165,6 +167,20 @@ def _jain_goodput(ctx: "Context", scheme: str) -> Estimate:
 for _s in SCHEMES:
     globals()[f"ldm_jainkbps__{_s.replace('-', '_')}"] = (
         lambda s: lambda ctx, runs, point: _jain_goodput(ctx, s))(_s)
+
+
+def ldm_route_breaks(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Any:
+    """Evidence that a failing claim's difference comes from AODV's route breaks: the same
+    claim measured on the side sweep with static routes (no route breaks) meets its rule."""
+    from ..report import Evidence, claim_on
+
+    est, holds, dev = claim_on(ctx.side("static"), claim, point)
+    if holds is None:
+        return Evidence(None, f"the static-routing side could not be measured: {dev}")
+    where = f"with static routes the same measure is {est.mean:.4g} {claim.unit} ({dev})"
+    if holds:
+        return Evidence(True, f"{where}, within the rule: the difference comes from AODV's route breaks")
+    return Evidence(False, f"{where}, still outside the rule: route breaks are not the whole cause")
 
 
 # --------------------------------------------------------------------------------------
@@ -453,7 +469,7 @@ def _agreement(ref: str, category: str, ldm: str = "ldm-oracle") -> Callable[...
 
 
 for _r in ("regular", "pacing"):
-    for _name, _, _ in CATEGORIES:
+    for _name, _col, _hb in CATEGORIES:
         globals()[f"ldm_agree__{_r}__{_name.lower().replace(' ', '_').replace('-', '_')}"] = _agreement(_r, _name)
 
 
