@@ -193,7 +193,7 @@ impl LdmNode {
             bits: vec![0; words],
             records: vec![HopRecord::default(); p.flow_bits as usize],
             clear_next: 0,
-            clear_at: p.clear_period / p.flow_bits as Time,
+            clear_at: Self::clear_step(p),
             rng,
             counters: LdmCounters::default(),
         }

@@ -94,7 +94,7 @@ def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
     df["scheme"] = [ldm_scheme(r) for r in recs]
     df["kbps"] = df[GOODPUT] / 1e3
     df["rtt_ms"] = [1e3 * _mean_flows(r, "avg_rtt_s") for r in recs]
-    df["rtt_sum_ms"] = [1e3 * sum(float(r[f"flow.{i}.avg_rtt_s"]) for i in _flow_ids(r)) for r in recs]
+    df["rtt_sum_ms"] = [1e3 * sum(float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in _flow_ids(r)) for r in recs]
     df["rts_collisions"] = [_node_sum(r, "cts_timeouts") for r in recs]
     df["avgwin"] = [_mean_flows(r, "avg_cwnd") for r in recs]
     loss = []
@@ -103,7 +103,7 @@ def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
         rtx = sum(float(r.get(f"flow.{i}.retransmissions", 0)) for i in _flow_ids(r))
         loss.append(100 * rtx / sent if sent > 0 else math.nan)
     df["loss"] = loss
-    df["jain_rtt"] = [jain([float(r[f"flow.{i}.avg_rtt_s"]) for i in _flow_ids(r)]) for r in recs]
+    df["jain_rtt"] = [jain([float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in _flow_ids(r)]) for r in recs]
     return df
 
 
@@ -170,16 +170,24 @@ for _s in SCHEMES:
 
 
 def ldm_route_breaks(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Any:
-    """Evidence that a failing claim's difference comes from AODV's route breaks: the same
-    claim measured on the side sweep with static routes (no route breaks) meets its rule."""
+    """ns-2.35's stored runs agreeing with hoptcp (``ns2_agrees``) where there are some;
+    otherwise what the same claim gives without AODV's route breaks, measured on the side sweep
+    with static routes, never "shown": static routing is not the paper's setup (it ran AODV), so
+    meeting the rule there locates the gap in the route breaks but does not show that the
+    paper's AODV broke routes less often; that needs ns-2.35's AODV runs of the entry."""
     from ..report import Evidence, claim_on
+    from .ns2_agreement import ns2_agrees
 
+    if ctx.ns2 is not None:
+        seen = ns2_agrees(ctx, claim, point)
+        if seen.shown:
+            return seen
     est, holds, dev = claim_on(ctx.side("static"), claim, point)
     if holds is None:
         return Evidence(None, f"the static-routing side could not be measured: {dev}")
-    where = f"with static routes the same measure is {est.mean:.4g} {claim.unit} ({dev})"
+    where = f"with static routes (no route breaks; not the paper's AODV) the same measure is {est.mean:.4g} {claim.unit} ({dev})"
     if holds:
-        return Evidence(True, f"{where}, within the rule: the difference comes from AODV's route breaks")
+        return Evidence(False, f"{where}, within the rule: the gap lies in AODV's route breaks")
     return Evidence(False, f"{where}, still outside the rule: route breaks are not the whole cause")
 
 
