@@ -29,7 +29,7 @@ impl Named {
 /// an error naming both allowed forms.
 pub fn take(root: &mut Table) -> Result<Named, ScenarioError> {
     let mut named = Named::default();
-    let mut check = |key: &str, v: &mut Value| -> Result<bool, ScenarioError> {
+    let check = |key: &str, v: &mut Value| -> Result<bool, ScenarioError> {
         match v {
             Value::String(s) if s == NAME => {
                 *v = Value::Integer(1);
