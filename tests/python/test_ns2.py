@@ -246,6 +246,7 @@ def test_cbr_sizes_and_rate_match_hoptcp() -> None:
     ({"mac.adaptive_pacing.enabled": True}, "mac.adaptive_pacing.enabled"),
     ({"wired.nodes": 1}, "wired"),
     ({"wired.tcp_gap.enabled": True}, "wired"),
+    ({"ip.ldm.enabled": True}, "ip.ldm.enabled"),
 ])
 def test_what_ns2_cannot_express_is_one_error_naming_the_key(over: dict, key: str) -> None:
     with pytest.raises(Ns2Unsupported) as exc:

@@ -196,6 +196,9 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
         if (mac.get(key) or {}).get("enabled"):
             raise Ns2Unsupported(f"mac.{key}.enabled = true cannot be exported: ns-2.35's Mac/802_11 has no "
                                  f"{what} (Fu et al.'s code was never released; allowed: false)")
+    if ((sc.get("ip") or {}).get("ldm") or {}).get("enabled"):
+        raise Ns2Unsupported("ip.ldm.enabled = true cannot be exported: ns-2.35 has no Low Delay Marking (Lee et al.'s "
+                             "code was never released; allowed: false)")
     if sc["stats"].get("batches") is not None:
         raise Ns2Unsupported("stats.batches cannot be exported: the batch-means stop rule ends a run on delivered "
                              "packets, an exported run lasts duration_s (remove the key)")

@@ -45,6 +45,14 @@ class Plan:
 
 
 _FIVE = tuple(range(1, 6))
+
+
+_LDM_NOTE = "ns-2.35 ran regular and restrained TCP (it has neither LDM nor adaptive pacing)."
+
+
+def _plain_tcp(p: Mapping[str, Any]) -> bool:
+    """A sweep point without LDM or adaptive pacing (what ns-2.35 can run)."""
+    return all(str(p.get(k, False)).lower() != "true" for k in ("ip.ldm.enabled", "mac.adaptive_pacing.enabled"))
 _NS2_TOPOLOGIES = {"chain6x6", "chain7x3", "cross2"}
 
 #: per entry: what ns-2.35 runs (entries not listed run their whole sweep with their seeds)
@@ -70,6 +78,9 @@ PLANS: dict[str, Plan] = {
                                             "metrics do not give (docs/jiang-capture.md compares the scenario's "
                                             "goodputs with ns-2.35)"),
     "jiang-packet-size": Plan(seeds=(1, 2, 3)),
+    "ldm-fig4": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
+    "ldm-fig5": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
+    "ldm-fig10": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
     "fu-linkdrop": Plan(unsupported="its claims divide by packets handed to each MAC and use the per-node "
                                     "backlog, which ns-2's traces give only with full MAC tracing"),
 }

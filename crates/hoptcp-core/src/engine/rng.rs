@@ -22,6 +22,8 @@ pub enum StreamPurpose {
     Transport = 8,
     /// HTTP-like traffic: page sizes and think times.
     Http = 9,
+    /// Low Delay Marking's per-node marking draws (`net/ldm.rs`).
+    Ldm = 10,
 }
 
 /// SplitMix64 finaliser: a bijective mix so nearby inputs give unrelated seeds.

@@ -191,6 +191,20 @@ pub struct MacCounters {
     pub cts_withheld: u64,
     /// Duplicate DATA frames (retransmissions after a lost ACK) dropped.
     pub duplicates: u64,
+    /// Packets sent with an RTS, by the number of their RTS that went
+    /// unanswered (index k: k CTS timeouts, counted when the packet is acked
+    /// or dropped). Lee et al.'s Fig. 8 is its CDF.
+    pub rts_retry_hist: Vec<u64>,
+}
+
+impl MacCounters {
+    fn count_rts_retries(&mut self, k: u32) {
+        let k = k as usize;
+        if self.rts_retry_hist.len() <= k {
+            self.rts_retry_hist.resize(k + 1, 0);
+        }
+        self.rts_retry_hist[k] += 1;
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -223,6 +237,8 @@ pub struct Dcf {
     callback_pending: bool,
     /// Retransmissions spent on the packet in service.
     cur_retries: u32,
+    /// CTS timeouts of the packet in service; None if it goes without RTS.
+    cur_rts_retries: Option<u32>,
     backoff: Backoff,
     timers: [TimerSlot; N_TIMERS],
     rng: RngStream,
@@ -249,6 +265,7 @@ impl Dcf {
             pkt_ctrl: None,
             callback_pending: false,
             cur_retries: 0,
+            cur_rts_retries: None,
             backoff: Backoff::default(),
             timers: [TimerSlot { gen: 0, armed: false }; N_TIMERS],
             rng,
@@ -415,6 +432,7 @@ impl Dcf {
         self.cur_retries = 0;
         self.build_data(out, p);
         self.build_rts(p);
+        self.cur_rts_retries = self.pkt_rts.is_some().then_some(0);
         let now = env.now();
         if !self.backoff.is_busy() {
             if self.is_idle(now) {
@@ -640,8 +658,12 @@ impl Dcf {
 
     fn retransmit_rts(&mut self, p: &MacParams, env: &mut impl MacEnv) {
         self.counters.cts_timeouts += 1;
+        if let Some(k) = self.cur_rts_retries.as_mut() {
+            *k += 1;
+        }
         self.ssrc += 1;
         if self.ssrc >= p.short_retry_limit {
+            self.finish_rts_count();
             self.pkt_rts = None;
             if let Some((out, _)) = self.pkt_tx.take() {
                 self.counters.drops_rts_retry += 1;
@@ -683,6 +705,7 @@ impl Dcf {
         };
         if count >= limit {
             self.pkt_tx = None;
+            self.finish_rts_count();
             self.counters.drops_data_retry += 1;
             self.policy.on_tx_done(self.cur_retries + 1);
             env.packet_done(&out, TxResult::Dropped { reason: MacDrop::DataRetry, retries: self.cur_retries });
@@ -823,6 +846,13 @@ impl Dcf {
         env.deliver_up(f);
     }
 
+    /// The packet in service is done: count its CTS timeouts.
+    fn finish_rts_count(&mut self) {
+        if let Some(k) = self.cur_rts_retries.take() {
+            self.counters.count_rts_retries(k);
+        }
+    }
+
     fn ack_for(&self, dst: NodeId, p: &MacParams) -> Frame {
         Frame {
             kind: FrameKind::Ack,
@@ -851,6 +881,7 @@ impl Dcf {
             self.slrc = 0;
         }
         self.rst_cw(p);
+        self.finish_rts_count();
         self.counters.packets_acked += 1;
         let retries = self.cur_retries;
         self.policy.on_tx_done(retries);

@@ -4,6 +4,7 @@
 
 pub mod ecn;
 pub mod ifq;
+pub mod ldm;
 pub mod packet;
 pub mod routing;
 pub mod tcp_gap;
@@ -41,9 +42,11 @@ pub enum DropCause {
     RouteDiscoveryFailed = 9,
     /// A node received a packet it originated (a routing loop).
     RouteLoop = 10,
+    /// Low Delay Marking picked a packet that is not ECN-capable.
+    Ldm = 11,
 }
 
-pub const N_DROP_CAUSES: usize = 11;
+pub const N_DROP_CAUSES: usize = 12;
 
 pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
     (DropCause::QueueOverflow, "queue_overflow"),
@@ -57,4 +60,5 @@ pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
     (DropCause::RouteBufferTimeout, "route_buffer_timeout"),
     (DropCause::RouteDiscoveryFailed, "route_discovery_failed"),
     (DropCause::RouteLoop, "route_loop"),
+    (DropCause::Ldm, "ldm"),
 ];

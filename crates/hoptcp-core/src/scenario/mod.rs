@@ -7,6 +7,7 @@ pub mod overrides;
 pub mod schema;
 pub mod validate;
 pub mod warnings;
+pub mod wstar;
 
 pub use build::{build, FlowPlan, Plan};
 pub use error::ScenarioError;
@@ -20,6 +21,7 @@ pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Sce
     for (k, v) in overrides {
         overrides::apply(&mut table, k, v)?;
     }
+    let named = wstar::take(&mut table)?;
     let value = toml::Value::Table(table);
     let sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
         // serde_path_to_error writes list indices as `flows[0]`; scenario keys use `flows.0`.
@@ -27,7 +29,11 @@ pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Sce
         let msg = e.inner().message().trim().to_string();
         error::from_serde(if path == "." { "" } else { &path }, &msg)
     })?;
-    validate::resolve(sc)
+    let mut sc = validate::resolve(sc)?;
+    if named.any() {
+        wstar::resolve(&mut sc, &named)?;
+    }
+    Ok(sc)
 }
 
 /// Parse and also build the network (all checks a run would make).

@@ -5,6 +5,7 @@
 
 use crate::engine::time::from_secs;
 use crate::mac::{FrameFormat, PacingTrigger, SlotCount, Standard};
+use crate::net::ldm::{LdmEstimate, LdmParams};
 use crate::net::MarkAction;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
 use serde::{Deserialize, Serialize};
@@ -253,11 +254,78 @@ pub struct IpSpec {
     /// ns-2's link-layer (LL) delay, applied going down to the queue and
     /// going up from the MAC (µs).
     pub ll_delay_us: f64,
+    /// Low Delay Marking at every forwarding node (`[ip.ldm]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ldm: Option<LdmSpec>,
 }
 
 impl Default for IpSpec {
     fn default() -> Self {
-        IpSpec { ttl: 64, ll_delay_us: 25.0 }
+        IpSpec { ttl: 64, ll_delay_us: 25.0, ldm: None }
+    }
+}
+
+/// `[ip.ldm]`: Lee et al.'s Low Delay Marking (`net/ldm.rs`). The paper
+/// prints k, the 4 hops per packet of window and the floor of 2; the
+/// bit-vector size, its clearing period and the TTL conventions are hoptcp's
+/// choices where the paper is silent (docs/model.md).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LdmSpec {
+    pub enabled: bool,
+    /// "estimated" (TTLs and the bit vector) or "oracle" (true counts).
+    pub estimate: LdmEstimate,
+    /// p = k/w² (0.76).
+    pub k: f64,
+    /// w_opt = h/(hops_per_window·n) (4).
+    pub hops_per_window: f64,
+    /// A w_opt at or below min_window is replaced by floor_window (1 → 2).
+    pub min_window: f64,
+    pub floor_window: f64,
+    /// A fixed target window instead of w_opt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_window: Option<f64>,
+    /// Bits of the flow-count vector (64).
+    pub flow_bits: u32,
+    /// Every bit, and the hop record under it, is cleared once per period (s).
+    pub clear_period_s: f64,
+    /// Conventional initial TTLs the hop estimate assumes, ascending.
+    pub initial_ttls: Vec<u32>,
+    /// What a picked packet gets: "mark" (RFC 3168: CE, or a drop if not
+    /// ECN-capable), "mark_ect_only" or "drop".
+    pub action: MarkAction,
+}
+
+impl Default for LdmSpec {
+    fn default() -> Self {
+        LdmSpec {
+            enabled: false,
+            estimate: LdmEstimate::Estimated,
+            k: 0.76,
+            hops_per_window: 4.0,
+            min_window: 1.0,
+            floor_window: 2.0,
+            target_window: None,
+            flow_bits: 64,
+            clear_period_s: 4.0,
+            initial_ttls: vec![30, 64, 128, 255],
+            action: MarkAction::Mark,
+        }
+    }
+}
+
+impl LdmSpec {
+    pub fn params(&self) -> LdmParams {
+        LdmParams {
+            k: self.k,
+            hops_per_window: self.hops_per_window,
+            min_window: self.min_window,
+            floor_window: self.floor_window,
+            target_window: self.target_window,
+            flow_bits: self.flow_bits,
+            clear_period: from_secs(self.clear_period_s),
+            initial_ttls: self.initial_ttls.iter().map(|&t| t as u8).collect(),
+        }
     }
 }
 

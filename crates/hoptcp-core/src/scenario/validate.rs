@@ -43,6 +43,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     resolve_mac(&mut sc.mac, sc.radio.standard)?;
     int_range("ip.ttl", sc.ip.ttl as u64, 1, 255)?;
     non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;
+    resolve_ldm(&mut sc.ip)?;
     resolve_routing(&mut sc.routing)?;
     let gap_on = sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).is_some_and(|g| g.enabled);
     resolve_tcp(&mut sc.tcp, &sc.flows, gap_on)?;
@@ -442,6 +443,41 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
         }
         int_range("wired.tcp_gap.buffer_packets", g.buffer_packets as u64, 1, 100_000_000)?;
         positive("wired.tcp_gap.flow_timeout_s", g.flow_timeout_s, "seconds")?;
+    }
+    Ok(())
+}
+
+/// `[ip.ldm]`: checked even when disabled (so it can be swept), then
+/// dropped when off so the canonical form is that of a scenario without it.
+fn resolve_ldm(ip: &mut IpSpec) -> R<()> {
+    let Some(l) = &ip.ldm else { return Ok(()) };
+    positive("ip.ldm.k", l.k, "p = k/w², the paper's 0.76")?;
+    positive("ip.ldm.hops_per_window", l.hops_per_window, "w_opt = h/(hops_per_window·n), the paper's 4")?;
+    non_negative("ip.ldm.min_window", l.min_window, "packets")?;
+    positive("ip.ldm.floor_window", l.floor_window, "packets")?;
+    if let Some(w) = l.target_window {
+        positive("ip.ldm.target_window", w, "packets")?;
+    }
+    int_range("ip.ldm.flow_bits", l.flow_bits as u64, 1, 65_536)?;
+    positive("ip.ldm.clear_period_s", l.clear_period_s, "seconds")?;
+    if l.clear_period_s * 1e9 < l.flow_bits as f64 {
+        return Err(ScenarioError::value(
+            "ip.ldm.clear_period_s",
+            l.clear_period_s,
+            format!("must be at least ip.ldm.flow_bits = {} ns (one bit cleared per nanosecond at most)", l.flow_bits),
+        ));
+    }
+    let ttls = &l.initial_ttls;
+    let ascending = ttls.windows(2).all(|w| w[0] < w[1]);
+    if ttls.is_empty() || !ascending || ttls.iter().any(|&t| !(1..=255).contains(&t)) {
+        return Err(ScenarioError::value(
+            "ip.ldm.initial_ttls",
+            format!("{ttls:?}"),
+            "must be a non-empty ascending list of TTLs in 1..=255 (e.g. [30, 64, 128, 255])",
+        ));
+    }
+    if !l.enabled {
+        ip.ldm = None;
     }
     Ok(())
 }

@@ -3,12 +3,29 @@
 //! that a silent no-op is never mistaken for a result.
 
 use super::build::FlowPlan;
-use super::schema::{Scenario, TransportKind};
+use super::schema::{RoutingProtocol, Scenario, TransportKind};
+use crate::net::ldm::LdmEstimate;
 use crate::net::MarkAction;
 
 /// Does anything in the network set CE on ECN-capable packets?
 pub fn has_ecn_marker(sc: &Scenario) -> bool {
+    link_red_marks(sc) || ldm_marks(sc)
+}
+
+fn link_red_marks(sc: &Scenario) -> bool {
     sc.mac.link_red.as_ref().is_some_and(|r| r.enabled && r.action.marks())
+}
+
+fn ldm_marks(sc: &Scenario) -> bool {
+    sc.ip.ldm.as_ref().is_some_and(|l| l.enabled && l.action.marks())
+}
+
+/// The initial TTL every packet of the run starts with.
+fn initial_ttl(sc: &Scenario) -> u32 {
+    match sc.routing.protocol {
+        RoutingProtocol::Static => sc.ip.ttl,
+        RoutingProtocol::Aodv => sc.routing.aodv.clone().unwrap_or_default().params().network_diameter as u32,
+    }
 }
 
 /// The warnings of a scenario and its planned flows.
@@ -19,12 +36,33 @@ pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
     if !ecn_flows.is_empty() && !has_ecn_marker(sc) {
         out.push(format!(
             "tcp.ecn = true ({} of {} flows), but nothing in the network marks packets: ECN has no effect in this \
-             run (enable [mac.link_red] with action = \"mark\")",
+             run (enable [ip.ldm] or [mac.link_red] with action = \"mark\")",
             ecn_flows.len(),
             flows.len()
         ));
     }
-    if has_ecn_marker(sc) && ecn_flows.is_empty() {
+    if let Some(l) = sc.ip.ldm.as_ref().filter(|l| l.enabled) {
+        if ldm_marks(sc) && ecn_flows.is_empty() {
+            out.push(format!(
+                "ip.ldm.action = \"{}\", but no flow is ECN-capable (tcp.ecn = false): {}",
+                if l.action == MarkAction::MarkEctOnly { "mark_ect_only" } else { "mark" },
+                if l.action == MarkAction::MarkEctOnly {
+                    "LDM never acts in this run"
+                } else {
+                    "every packet LDM picks is dropped instead of marked"
+                }
+            ));
+        }
+        let ttl = initial_ttl(sc);
+        if l.estimate == LdmEstimate::Estimated && !l.initial_ttls.contains(&ttl) {
+            out.push(format!(
+                "ip.ldm.initial_ttls = {:?} does not contain the initial TTL of this run's packets ({ttl}): LDM's hop \
+                 estimates are off by the gap to the next convention",
+                l.initial_ttls
+            ));
+        }
+    }
+    if link_red_marks(sc) && ecn_flows.is_empty() {
         let action = sc.mac.link_red.as_ref().map(|r| r.action);
         out.push(if action == Some(MarkAction::MarkEctOnly) {
             "mac.link_red.action = \"mark_ect_only\", but no flow is ECN-capable (tcp.ecn = false): Link RED never \

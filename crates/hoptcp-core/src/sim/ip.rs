@@ -15,10 +15,52 @@
 use super::route_ctx::RouteCtx;
 use super::{Ev, Simulation};
 use crate::engine::Time;
+use crate::engine::{RngStream, StreamPurpose};
 use crate::mac::{Outgoing, BROADCAST};
+use crate::net::ldm::{Forwarded, LdmCounters, LdmEstimate, LdmNode, LdmParams, Oracle};
 use crate::net::routing::aodv::{Aodv, AodvParams, DataRef};
 use crate::net::routing::{AodvRouting, Routing};
-use crate::net::{Body, DropCause, Ecn, Packet};
+use crate::net::{ecn, Body, DropCause, Ecn, MarkAction, Packet, PacketKind, SignalOutcome};
+use crate::scenario::schema::LdmSpec;
+use crate::scenario::FlowPlan;
+
+/// Low Delay Marking over the run: each node's marker, and for the oracle
+/// the true counts (from the static plan: each flow's path length, and the
+/// number of flows whose planned path crosses each node).
+pub(crate) struct LdmRun {
+    params: LdmParams,
+    action: MarkAction,
+    oracle: bool,
+    nodes: Vec<LdmNode>,
+    flow_hops: Vec<u32>,
+    node_flows: Vec<u32>,
+}
+
+impl LdmRun {
+    pub fn new(spec: &LdmSpec, flows: &[FlowPlan], n_nodes: usize, seed: u64) -> Self {
+        let params = spec.params();
+        let mut node_flows = vec![0u32; n_nodes];
+        for f in flows {
+            for &v in &f.path {
+                node_flows[v as usize] += 1;
+            }
+        }
+        LdmRun {
+            nodes: (0..n_nodes as u64)
+                .map(|i| LdmNode::new(&params, RngStream::new(seed, i, StreamPurpose::Ldm)))
+                .collect(),
+            params,
+            action: spec.action,
+            oracle: spec.estimate == LdmEstimate::Oracle,
+            flow_hops: flows.iter().map(|f| f.path.len().saturating_sub(1) as u32).collect(),
+            node_flows,
+        }
+    }
+
+    pub fn counters(&self, node: usize) -> LdmCounters {
+        self.nodes[node].counters
+    }
+}
 
 impl Simulation {
     /// Run `f` on `node`'s AODV with a context giving it the rest of the
@@ -112,10 +154,15 @@ impl Simulation {
             return;
         }
         pk.ttl -= 1;
+        // LDM marks at wireless forwarders only (wired ids come after them).
+        if self.ldm.is_some() && node < self.domains.first_wired && !self.ldm_forward(now, node, pkt) {
+            return;
+        }
         if self.wired.is_some() {
             self.forward_hybrid(now, node, pkt, from_wired);
             return;
         }
+        let pk = self.packets.get_mut(pkt);
         match &self.routing {
             Routing::Static(r) => {
                 debug_assert_eq!(r.node(pk.flow, pk.reverse, pk.hop as usize), node);
@@ -125,6 +172,41 @@ impl Simulation {
             Routing::Aodv(_) => {
                 let d = DataRef { pkt, src: pk.src, dst: pk.dst, hops: pk.hop, flow: pk.flow };
                 self.with_aodv(now, node, |a, p, env| a.resolve(d, p, env));
+            }
+        }
+    }
+
+    /// LDM at a forwarding node (the paper's "on receiving packet p", after
+    /// the TTL decrement): maybe signal congestion. False if it dropped the
+    /// packet.
+    fn ldm_forward(&mut self, now: Time, node: u32, pkt: u32) -> bool {
+        let Some(l) = self.ldm.as_mut() else { return true };
+        let pk = self.packets.get_mut(pkt);
+        let kind = pk.kind();
+        let fw = Forwarded {
+            src: pk.src,
+            dst: pk.dst,
+            port: pk.flow,
+            ttl: pk.ttl,
+            data: matches!(kind, PacketKind::TcpData | PacketKind::Udp),
+        };
+        let oracle =
+            l.oracle.then(|| Oracle { hops: l.flow_hops[pk.flow as usize], flows: l.node_flows[node as usize] });
+        let m = &mut l.nodes[node as usize];
+        if !m.decide(now, &fw, oracle, &l.params) {
+            return true;
+        }
+        match ecn::signal(l.action, &mut pk.ecn) {
+            SignalOutcome::Marked => {
+                m.counters.ldm_marks += 1;
+                true
+            }
+            SignalOutcome::Passed => true,
+            SignalOutcome::Dropped => {
+                m.counters.ldm_drops += 1;
+                self.packets.remove(pkt);
+                self.drops.record(node, DropCause::Ldm, kind);
+                false
             }
         }
     }

@@ -243,6 +243,8 @@ pub struct Simulation {
     wired: Option<crate::wired::WiredNet>,
     gap: Option<Box<wired::GapState>>,
     domains: wired::Domains,
+    /// Low Delay Marking at the forwarding nodes (`[ip.ldm]`; None: off).
+    ldm: Option<ip::LdmRun>,
 }
 
 /// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
@@ -365,6 +367,7 @@ impl Simulation {
                 })
             }),
             wired: plan.wired,
+            ldm: sc.ip.ldm.as_ref().filter(|l| l.enabled).map(|l| ip::LdmRun::new(l, &plan.flows, n, seed)),
         };
         if sim.routing.is_aodv() {
             // ns-2 starts each AODV agent's timers at time 0.

@@ -6,6 +6,7 @@ use super::Simulation;
 use crate::app::http::{Http, HttpStats};
 use crate::engine::time::to_secs;
 use crate::mac::{LinkReport, MacCounters};
+use crate::net::ldm::LdmCounters;
 use crate::net::routing::aodv::AodvCounters;
 use crate::net::routing::{FlowRouteStats, Routing};
 use crate::net::tcp_gap::GatewayStats;
@@ -35,6 +36,9 @@ pub struct RunReport {
     /// Jain's index over the flows' goodput (null when every flow got nothing).
     pub fairness_jain: Option<f64>,
     pub aggregate_goodput_bps: f64,
+    /// Packets sent with an RTS, by the number of their RTS left unanswered,
+    /// summed over nodes (`nodes[].rts_retry_hist`): Lee et al.'s Fig. 8.
+    pub rts_retry_hist: Vec<u64>,
     /// The routing protocol's activity (AODV only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub routing: Option<RoutingReport>,
@@ -165,6 +169,9 @@ pub struct NodeReport {
     /// Link RED and adaptive pacing counters (only when one is on).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub link: Option<LinkReport>,
+    /// Low Delay Marking's counters (only with `[ip.ldm]` on).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub ldm: Option<LdmCounters>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -203,6 +210,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 drops: DROP_CAUSES.iter().map(|(c, name)| (*name, d[*c as usize])).collect(),
                 routing: aodv.map(|r| r.nodes[i].counters.clone()),
                 link: n.mac.policy.report(end),
+                ldm: sim.ldm.as_ref().map(|l| l.counters(i)),
             }
         })
         .collect();
@@ -326,6 +334,14 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         }
     });
 
+    let mut rts_retry_hist: Vec<u64> = Vec::new();
+    for n in &nodes {
+        let h = &n.mac.rts_retry_hist;
+        if rts_retry_hist.len() < h.len() {
+            rts_retry_hist.resize(h.len(), 0);
+        }
+        rts_retry_hist.iter_mut().zip(h).for_each(|(a, b)| *a += b);
+    }
     RunReport {
         hoptcp_version: VERSION,
         seed: sim.plan_seed,
@@ -338,6 +354,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         drops,
         fairness_jain,
         aggregate_goodput_bps: sum,
+        rts_retry_hist,
         routing: aodv.map(|r| RoutingReport {
             protocol: "aodv",
             totals: r.nodes.iter().fold(AodvCounters::default(), |mut t, n| {
