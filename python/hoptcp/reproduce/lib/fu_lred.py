@@ -27,6 +27,7 @@ from ...plotting import new_figure
 from ...stats import Estimate, jain, mean_ci
 from .fu_chain import chain_best, chain_flow_to_end, chain_link_drop, chain_means, chain_spearman
 from .fu_network import Case, net_grid_flows, net_topology_case
+from .stored_series import per_run_lists, pooled_distribution
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -203,37 +204,18 @@ def _color(scheme: str) -> str:
 # --------------------------------------------------------------------------------------
 
 def lred_cwnd_hist(runs: "pd.DataFrame", flow: int = 0) -> list[list[float]]:
-    """Seconds spent at each window size by ``flow``, one list per run (row order).
+    """Seconds spent at each window size by ``flow``, one list per run (row order), from a
+    column ``flow.<flow>.cwnd_hist`` or the full results in the store."""
+    def pick(res: dict[str, Any]) -> list[Any]:
+        flows = res.get("flows") or []
+        return list(flows[flow].get("cwnd_hist") or []) if flow < len(flows) else []
 
-    Taken from a column ``flow.<flow>.cwnd_hist`` if the frame has one, else from the
-    full results in the store named by ``runs.attrs["store"]``.
-    """
-    col = f"flow.{flow}.cwnd_hist"
-    if col in runs.columns:
-        return [list(h) for h in runs[col]]
-    path = runs.attrs.get("store")
-    if path is None or "scenario_hash" not in runs.columns:
-        raise SpecError("window histograms: the runs frame names no results store")
-    from ...store import Store
-
-    out = []
-    with Store(path) as db:
-        for r in runs[["scenario_hash", "seed", "hoptcp_version"]].itertuples(index=False):
-            res = db.result(r.scenario_hash, int(r.seed), r.hoptcp_version) or {}
-            flows = res.get("flows") or []
-            out.append(list(flows[flow].get("cwnd_hist") or []) if flow < len(flows) else [])
-    return out
+    return per_run_lists(runs, f"flow.{flow}.cwnd_hist", pick, "window histograms")
 
 
 def lred_window_distribution(hists: Sequence[Sequence[float]]) -> list[float]:
     """Fraction of time at each window size, pooled over runs (index = packets)."""
-    n = max((len(h) for h in hists), default=0)
-    tot = [0.0] * n
-    for h in hists:
-        for i, v in enumerate(h):
-            tot[i] += float(v)
-    s = sum(tot)
-    return [t / s for t in tot] if s > 0 else tot
+    return pooled_distribution(hists)
 
 
 def lred_window_mode(dist: Sequence[float]) -> int:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...stats import Estimate, jain, mean_ci
+from .stored_series import per_run_lists, pooled_distribution
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -254,33 +255,18 @@ def ldm_route_share(ctx: "Context") -> dict[str, Any]:
 def ldm_rts_hists(runs: "pd.DataFrame") -> list[list[float]]:
     """Each run's ``rts_retry_hist`` (packets by RTS sent without CTS), from a column of
     that name or from the results store named by ``runs.attrs["store"]``."""
-    if "rts_retry_hist" in runs.columns:
-        return [list(h) for h in runs["rts_retry_hist"]]
-    path = runs.attrs.get("store")
-    if path is None or "scenario_hash" not in runs.columns:
-        raise SpecError("RTS histograms: the runs frame names no results store")
-    from ...store import Store
-
-    out = []
-    with Store(path) as db:
-        for r in runs[["scenario_hash", "seed", "hoptcp_version"]].itertuples(index=False):
-            res = db.result(r.scenario_hash, int(r.seed), r.hoptcp_version) or {}
-            out.append([float(x) for x in res.get("rts_retry_hist") or []])
-    return out
+    return per_run_lists(runs, "rts_retry_hist", lambda res: res.get("rts_retry_hist") or [], "RTS histograms")
 
 
 def ldm_cdf(hists: Sequence[Sequence[float]]) -> list[float]:
     """Pooled CDF over runs: P(RTS retransmissions ≤ k), k = 0, 1, ..."""
-    n = max((len(h) for h in hists), default=0)
-    tot = [0.0] * n
-    for h in hists:
-        for i, v in enumerate(h):
-            tot[i] += float(v)
-    s = sum(tot)
+    dist = pooled_distribution(hists)
+    if dist and sum(dist) == 0:
+        return [math.nan] * len(dist)
     acc, out = 0.0, []
-    for t in tot:
+    for t in dist:
         acc += t
-        out.append(acc / s if s > 0 else math.nan)
+        out.append(acc)
     return out
 
 
