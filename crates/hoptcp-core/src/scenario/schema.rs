@@ -297,18 +297,20 @@ pub struct LdmSpec {
 }
 
 impl Default for LdmSpec {
+    /// The paper's constants, as `net::ldm` defines them.
     fn default() -> Self {
+        let p = LdmParams::default();
         LdmSpec {
             enabled: false,
             estimate: LdmEstimate::Estimated,
-            k: 0.76,
-            hops_per_window: 4.0,
-            min_window: 1.0,
-            floor_window: 2.0,
-            target_window: None,
-            flow_bits: 64,
-            clear_period_s: 4.0,
-            initial_ttls: vec![30, 64, 128, 255],
+            k: p.k,
+            hops_per_window: p.hops_per_window,
+            min_window: p.min_window,
+            floor_window: p.floor_window,
+            target_window: p.target_window,
+            flow_bits: p.flow_bits,
+            clear_period_s: crate::engine::time::to_secs(p.clear_period),
+            initial_ttls: p.initial_ttls.iter().map(|&t| t.into()).collect(),
             action: MarkAction::Mark,
         }
     }

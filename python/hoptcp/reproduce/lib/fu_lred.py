@@ -27,7 +27,7 @@ from ...plotting import new_figure
 from ...stats import Estimate, jain, mean_ci
 from .fu_chain import chain_best, chain_flow_to_end, chain_link_drop, chain_means, chain_spearman
 from .fu_network import Case, net_grid_flows, net_topology_case
-from .stored_series import per_run_lists, pooled_distribution
+from .stored_series import flow_ids, per_run_lists, pooled_distribution
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -148,16 +148,6 @@ def _est(df: "pd.DataFrame", col: str, what: str) -> Estimate:
     return mean_ci(df[col])
 
 
-def _flows(row: Mapping[str, Any]) -> list[int]:
-    ids = set()
-    for k in row:
-        if isinstance(k, str) and k.startswith("flow.") and k.endswith(".goodput_bps"):
-            mid = k[len("flow."):-len(".goodput_bps")]
-            if mid.isdigit() and row[k] == row[k]:
-                ids.add(int(mid))
-    return sorted(ids)
-
-
 def _node_ids(row: Mapping[str, Any], suffix: str) -> list[int]:
     ids = []
     for k in row:
@@ -170,7 +160,7 @@ def _node_ids(row: Mapping[str, Any], suffix: str) -> list[int]:
 
 def lred_sum_windows(row: Mapping[str, Any]) -> float:
     """Sum over the run's flows of the time-average window (aggregate window)."""
-    return float(sum(row[f"flow.{i}.avg_cwnd"] for i in _flows(row) if f"flow.{i}.avg_cwnd" in row))
+    return float(sum(row[f"flow.{i}.avg_cwnd"] for i in flow_ids(row) if f"flow.{i}.avg_cwnd" in row))
 
 
 def lred_failed_per_packet(row: Mapping[str, Any]) -> float:
@@ -808,7 +798,7 @@ def _case(df: "pd.DataFrame", case: str, scheme: str) -> "pd.DataFrame":
 
 
 def _fairness(df: "pd.DataFrame") -> list[float]:
-    return [jain([r[f"flow.{i}.goodput_bps"] for i in _flows(r)]) for r in df.to_dict("records")]
+    return [jain([r[f"flow.{i}.goodput_bps"] for i in flow_ids(r)]) for r in df.to_dict("records")]
 
 
 def lred_topo_check(case: str, scheme: str, what: str) -> Callable[..., Estimate]:
@@ -834,7 +824,7 @@ def lred_topo_check(case: str, scheme: str, what: str) -> Callable[..., Estimate
 
 def lred_topo_flows(df: "pd.DataFrame") -> list[list[float]]:
     """Per run, the flows' goodputs (kb/s) sorted from the largest."""
-    return [sorted((r[f"flow.{i}.goodput_bps"] / 1e3 for i in _flows(r)), reverse=True) for r in df.to_dict("records")]
+    return [sorted((r[f"flow.{i}.goodput_bps"] / 1e3 for i in flow_ids(r)), reverse=True) for r in df.to_dict("records")]
 
 
 def lred_topo_flow_rank(case: str, scheme: str, rank: int) -> Callable[..., Estimate]:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...stats import Estimate, jain, mean_ci
-from .stored_series import per_run_lists, pooled_distribution
+from .stored_series import flow_ids, per_run_lists, pooled_distribution
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -64,23 +64,13 @@ def ldm_scheme(row: Mapping[str, Any]) -> str:
     return "regular"
 
 
-def _flow_ids(row: Mapping[str, Any]) -> list[int]:
-    ids = set()
-    for k in row:
-        if isinstance(k, str) and k.startswith("flow.") and k.endswith(".goodput_bps"):
-            mid = k[len("flow."):-len(".goodput_bps")]
-            if mid.isdigit() and row[k] == row[k]:
-                ids.add(int(mid))
-    return sorted(ids)
-
-
 def _node_sum(row: Mapping[str, Any], suffix: str) -> float:
     return float(sum(float(v) for k, v in row.items() if isinstance(k, str) and k.startswith("node.")
                      and k.endswith("." + suffix) and v == v))
 
 
 def _mean_flows(row: Mapping[str, Any], metric: str) -> float:
-    xs = [float(row[f"flow.{i}.{metric}"]) for i in _flow_ids(row) if f"flow.{i}.{metric}" in row]
+    xs = [float(row[f"flow.{i}.{metric}"]) for i in flow_ids(row) if f"flow.{i}.{metric}" in row]
     return sum(xs) / len(xs) if xs else math.nan
 
 
@@ -95,16 +85,16 @@ def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
     df["scheme"] = [ldm_scheme(r) for r in recs]
     df["kbps"] = df[GOODPUT] / 1e3
     df["rtt_ms"] = [1e3 * _mean_flows(r, "avg_rtt_s") for r in recs]
-    df["rtt_sum_ms"] = [1e3 * sum(float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in _flow_ids(r)) for r in recs]
+    df["rtt_sum_ms"] = [1e3 * sum(float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in flow_ids(r)) for r in recs]
     df["rts_collisions"] = [_node_sum(r, "cts_timeouts") for r in recs]
     df["avgwin"] = [_mean_flows(r, "avg_cwnd") for r in recs]
     loss = []
     for r in recs:
-        sent = sum(float(r.get(f"flow.{i}.packets_sent", 0)) for i in _flow_ids(r))
-        rtx = sum(float(r.get(f"flow.{i}.retransmissions", 0)) for i in _flow_ids(r))
+        sent = sum(float(r.get(f"flow.{i}.packets_sent", 0)) for i in flow_ids(r))
+        rtx = sum(float(r.get(f"flow.{i}.retransmissions", 0)) for i in flow_ids(r))
         loss.append(100 * rtx / sent if sent > 0 else math.nan)
     df["loss"] = loss
-    df["jain_rtt"] = [jain([float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in _flow_ids(r)]) for r in recs]
+    df["jain_rtt"] = [jain([float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in flow_ids(r)]) for r in recs]
     return df
 
 
@@ -162,7 +152,7 @@ for _s in SCHEMES:
 
 def _jain_goodput(ctx: "Context", scheme: str) -> Estimate:
     df = _sel(ctx, scheme, 0)
-    return mean_ci([jain([float(r[f"flow.{i}.goodput_bps"]) for i in _flow_ids(r)]) for r in df.to_dict("records")])
+    return mean_ci([jain([float(r[f"flow.{i}.goodput_bps"]) for i in flow_ids(r)]) for r in df.to_dict("records")])
 
 
 for _s in SCHEMES:

@@ -3,7 +3,7 @@ full results in the store, and pooled over runs. Shared by the Link RED and LDM 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ...errors import SpecError
 
@@ -39,3 +39,14 @@ def pooled_distribution(hists: Sequence[Sequence[float]]) -> list[float]:
             tot[i] += float(v)
     s = sum(tot)
     return [t / s for t in tot] if s > 0 else tot
+
+
+def flow_ids(row: Mapping[str, Any]) -> list[int]:
+    """The ids of the flows a run row reports a goodput for (``flow.N.goodput_bps``, not NaN)."""
+    ids = set()
+    for k in row:
+        if isinstance(k, str) and k.startswith("flow.") and k.endswith(".goodput_bps"):
+            mid = k[len("flow."):-len(".goodput_bps")]
+            if mid.isdigit() and row[k] == row[k]:
+                ids.add(int(mid))
+    return sorted(ids)
