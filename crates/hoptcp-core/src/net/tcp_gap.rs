@@ -23,8 +23,10 @@
 //!   mean Gavg. A wired-to-wireless flow with G(i)/Gavg > S (1.1) is
 //!   throttled: its pacing rate is capped at Gavg. A throttled flow is
 //!   released when the flows that were below the mean have not gained since
-//!   the throttle began; otherwise its cap ages (grows by `aging` per
-//!   period). A flow starting or ending resets all throttles.
+//!   the throttle began (checked first, so a useless cap is released rather
+//!   than lowered again); if they gained and it is still above S × Gavg it
+//!   is re-capped at the new mean; otherwise its cap ages (grows by `aging`
+//!   per period). A flow starting or ending resets all throttles.
 //!
 //! Choices where the paper is silent or garbled (docs/model.md lists them):
 //! ACKs are paired with the data packet that triggered them by the echoed
@@ -241,6 +243,9 @@ struct Flow {
     acked_bytes: u64,
     /// Goodput over the last period (bit/s).
     goodput: f64,
+    /// A data packet of the flow reached the gateway this period: the flow
+    /// competes (an HTTP flow between pages does not).
+    sending: bool,
     cap_pps: Option<f64>,
     /// Slots of the flows below the mean when the throttle began, and their
     /// goodput then.
@@ -327,6 +332,7 @@ impl Gateway {
             pacer: Pacer::new(self.cfg.pacing.timer),
             highest_ack: None,
             acked_bytes: 0,
+            sending: true,
             goodput: 0.0,
             cap_pps: None,
             baseline: None,
@@ -413,6 +419,7 @@ impl Gateway {
             env.forward(packet, from.other());
         } else {
             f.stats.data_packets += 1;
+            f.sending = true;
             f.payload = f.payload.max(seg.payload_bytes);
             if seg.payload_bytes > 0 && f.est.samples() == 0 {
                 f.est = RateEstimator::new(&cfg.pacing, f.payload);
@@ -528,10 +535,18 @@ impl Gateway {
         self.stats.control_periods += 1;
         let secs = g.period as f64 / NS_PER_S as f64;
         let slots: Vec<usize> = (0..self.flows.len()).filter(|&i| self.flows[i].is_some()).collect();
+        // Flows that sent no data this period (idle between HTTP pages) do
+        // not compete: they are left out of the mean and cannot be throttled
+        // (their zero goodput would otherwise halve the mean a lone active
+        // flow is held to). A flow that is throttled stays in the checks below.
+        let mut active = Vec::with_capacity(slots.len());
         for &i in &slots {
             let f = self.flows[i].as_mut().unwrap();
             f.goodput = f.acked_bytes as f64 * 8.0 / secs;
             f.acked_bytes = 0;
+            if std::mem::replace(&mut f.sending, false) {
+                active.push(i);
+            }
         }
         if self.changed {
             // A connection started or ended: start afresh.
@@ -545,34 +560,51 @@ impl Gateway {
             return;
         }
         let goodput = |i: usize| self.flows[i].as_ref().unwrap().goodput;
-        let gavg = slots.iter().map(|&i| goodput(i)).sum::<f64>() / slots.len().max(1) as f64;
+        let gavg = active.iter().map(|&i| goodput(i)).sum::<f64>() / active.len().max(1) as f64;
         if gavg <= 0.0 {
             return;
         }
-        let slow: Vec<usize> = slots.iter().copied().filter(|&i| goodput(i) < gavg).collect();
+        let slow: Vec<usize> = active.iter().copied().filter(|&i| goodput(i) < gavg).collect();
         let slow_sum: f64 = slow.iter().map(|&i| goodput(i)).sum();
         for &i in &slots {
             let now_sum =
                 |b: &[usize]| b.iter().filter_map(|&j| self.flows[j].as_ref()).map(|f| f.goodput).sum::<f64>();
             let f = self.flows[i].as_ref().unwrap();
-            let fast = f.goodput / gavg > g.threshold && f.dir == Direction::WiredToWireless && f.payload > 0;
+            let fast = f.goodput / gavg > g.threshold
+                && f.dir == Direction::WiredToWireless
+                && f.payload > 0
+                && active.contains(&i);
             let improved = f.baseline.as_ref().map(|(b, before)| now_sum(b) > *before);
             let f = self.flows[i].as_mut().unwrap();
-            if fast {
-                // Throttle to the mean goodput, in packets per second.
-                f.cap_pps = Some(gavg / (8.0 * f.payload as f64));
-                f.baseline = Some((slow.clone(), slow_sum));
-                f.stats.throttles += 1;
-                self.stats.throttles += 1;
-            } else if let (Some(cap), Some(improved)) = (f.cap_pps, improved) {
-                if improved {
-                    // Aging: the throttle loosens while it still helps.
-                    f.cap_pps = Some(cap * g.aging);
-                } else {
+            // Throttle to the mean goodput, in packets per second.
+            let mean_cap = gavg / (8.0 * f.payload.max(1) as f64);
+            match (f.cap_pps, improved) {
+                (Some(_), Some(false)) => {
+                    // The slow flows have not gained since the throttle began:
+                    // it does not help, release it. Checked first, so a cap
+                    // that does not help is released instead of being lowered
+                    // again each period (with two throttled flows the caps
+                    // would otherwise ratchet each other down).
                     f.cap_pps = None;
                     f.baseline = None;
                     self.stats.cancels += 1;
                 }
+                (Some(_), Some(true)) if fast => {
+                    // Still ahead while the slow flows gain: cap at the new
+                    // mean, keeping the original baseline.
+                    f.cap_pps = Some(mean_cap);
+                }
+                (Some(cap), Some(true)) => {
+                    // Aging: the throttle loosens while it still helps.
+                    f.cap_pps = Some(cap * g.aging);
+                }
+                _ if fast => {
+                    f.cap_pps = Some(mean_cap);
+                    f.baseline = Some((slow.clone(), slow_sum));
+                    f.stats.throttles += 1;
+                    self.stats.throttles += 1;
+                }
+                _ => {}
             }
         }
     }
@@ -838,6 +870,10 @@ mod tests {
             env.now = end_s * NS_PER_S - MS;
             acked[0] += n[0];
             acked[1] += n[1];
+            // Both flows send data this period (echoing a send time no ACK
+            // pairs with, so the pacing rate is left alone).
+            gw.on_packet(Side::Wired, 8, &data(DOWN, acked[0] + 1, 7), env);
+            gw.on_packet(Side::Wireless, 9, &data(UP, acked[1] + 1, 7), env);
             gw.on_packet(Side::Wireless, 5, &ack_of(DOWN, acked[0], 0), env);
             gw.on_packet(Side::Wired, 6, &ack_of(UP, acked[1], 0), env);
             env.now = end_s * NS_PER_S;
@@ -872,5 +908,62 @@ mod tests {
         assert_eq!(st.flows[0].throttle_pps, None);
         assert_eq!((st.resets, st.throttles, st.control_periods), (2, 2, 6));
         assert_eq!(st.flows[0].throttles, 2);
+    }
+
+    #[test]
+    fn goodput_control_releases_a_useless_cap_instead_of_ratcheting_it() {
+        // Two wired-to-wireless flows (Fig. 11): only one can be ahead.
+        let mut gw = Gateway::new(GapConfig::paper(11e6));
+        let mut env = Env::default();
+        let other = FlowKey { sport: 7000, ..DOWN };
+        gw.on_packet(Side::Wired, 1, &data(DOWN, 0, 0), &mut env);
+        gw.on_packet(Side::Wired, 2, &data(other, 0, 0), &mut env);
+        let mut acked = [0u64; 2];
+        let mut period = |gw: &mut Gateway, env: &mut Env, end_s: u64, n: [u64; 2]| {
+            env.now = end_s * NS_PER_S - MS;
+            acked[0] += n[0];
+            acked[1] += n[1];
+            for (k, key) in [DOWN, other].into_iter().enumerate() {
+                if n[k] > 0 {
+                    gw.on_packet(Side::Wired, 8, &data(key, acked[k] + 1, 7), env);
+                }
+            }
+            gw.on_packet(Side::Wireless, 3, &ack_of(DOWN, acked[0], 0), env);
+            gw.on_packet(Side::Wireless, 4, &ack_of(other, acked[1], 0), env);
+            env.now = end_s * NS_PER_S;
+            gw.on_timer(env);
+        };
+        let pps = |kbps: f64| kbps * 1e3 / (8.0 * 1460.0);
+        period(&mut gw, &mut env, 5, [100, 10]); // reset: both flows new
+        // 5–10 s: 100 vs 10 packets: the first flow is capped at the mean.
+        period(&mut gw, &mut env, 10, [100, 10]);
+        let mean = 55.0 * 1460.0 * 8.0 / 5.0 / 1e3;
+        assert!((gw.stats().flows[0].throttle_pps.unwrap() - pps(mean)).abs() < 1e-9);
+        // 10–15 s: the slow flow gains (30 > 10) but the first is still
+        // ahead: re-capped at the new mean, not counted as a new throttle.
+        period(&mut gw, &mut env, 15, [90, 30]);
+        let mean = 60.0 * 1460.0 * 8.0 / 5.0 / 1e3;
+        assert!((gw.stats().flows[0].throttle_pps.unwrap() - pps(mean)).abs() < 1e-9);
+        assert_eq!(gw.stats().throttles, 1);
+        // 15–20 s: the first flow is still ahead but the slow one fell back
+        // to its goodput when the throttle began: the cap is released, not
+        // lowered to the (smaller) mean again.
+        period(&mut gw, &mut env, 20, [50, 8]);
+        let st = gw.stats();
+        assert_eq!(st.flows[0].throttle_pps, None);
+        assert_eq!((st.cancels, st.throttles), (1, 1));
+        // 20–25 s: still ahead, no throttle in force: throttled afresh.
+        period(&mut gw, &mut env, 25, [50, 8]);
+        assert!(gw.stats().flows[0].throttle_pps.is_some());
+        assert_eq!(gw.stats().throttles, 2);
+        assert_eq!(gw.stats().flows[1].throttle_pps, None, "the slow flow is never capped");
+        // 25–30 s: the slow flow is idle (no data: between pages); the throttle
+        // does not help it and is released; 30–35 s: a lone active flow is
+        // not held to a mean that counts the idle one.
+        period(&mut gw, &mut env, 30, [50, 0]);
+        assert_eq!(gw.stats().flows[0].throttle_pps, None);
+        period(&mut gw, &mut env, 35, [50, 0]);
+        assert_eq!(gw.stats().flows[0].throttle_pps, None);
+        assert_eq!((gw.stats().throttles, gw.stats().cancels), (2, 2));
     }
 }
