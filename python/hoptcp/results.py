@@ -130,6 +130,15 @@ class RunResult:
         return pd.DataFrame(drop_rows(self.raw.get("drops", {}) or {}), columns=["cause", "kind", "count"])
 
     @property
+    def link_drops(self) -> "pd.DataFrame":
+        """The MAC's retry-limit drops per wireless link (``from`` → ``to``, the next hop) and
+        packet kind; links without drops are left out."""
+        import pandas as pd
+
+        cols = ["from", "to", "tcp_data", "tcp_ack", "udp", "aodv"]
+        return pd.DataFrame([{k: d[k] for k in cols} for d in self.raw.get("link_drops", [])], columns=cols)
+
+    @property
     def routing(self) -> "pd.DataFrame":
         """The routing protocol's counters (AODV): one row per node plus a ``total`` row;
         empty under static routing. Per-flow route breaks and discoveries are columns of

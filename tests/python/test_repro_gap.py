@@ -43,3 +43,36 @@ def test_parallel_flow_variants() -> None:
     out = g.gap_parallel_flows_gap({"flows.0.src": 13, "flows.1.src": 5}, None)
     assert out == {"flows.0.variant": "newreno", "flows.1.variant": "tcp_ap"}
     assert g._mix({"flows.0.src": 13, "flows.1.src": 5}).startswith("oncoming")
+
+
+def test_cross_cases_and_per_flow_variants() -> None:
+    from types import SimpleNamespace
+
+    from hoptcp.reproduce.lib import gap_multiflow as m
+
+    base = SimpleNamespace(document={"flows": [{"src": 0}, {"src": 8}, {"src": 9}, {"src": 16}]})
+    out = m.gap_cross_flows_gap({"flows.1.src": 21, "flows.3.src": 23}, base)
+    assert out == {"flows.0.variant": "tcp_ap", "flows.1.variant": "newreno", "flows.2.variant": "tcp_ap",
+                   "flows.3.variant": "newreno"}
+    assert m.CROSS_CASES[(0, 21)].startswith("oncoming")
+    # Starving flows: below a tenth of an equal share of the run's aggregate.
+    runs = pd.DataFrame([{"flow.0.goodput_bps": 1.0, "flow.1.goodput_bps": 100.0, "flow.2.goodput_bps": 99.0,
+                          "flow.3.goodput_bps": 200.0, m.GOODPUT: 400.0}])
+    assert m._starving(runs).mean == 1
+    assert m._jain_of([1.0, 1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert m._jain_of([1.0, 0.0, 0.0, 0.0]) == pytest.approx(0.25)
+
+
+def test_link_drop_table_and_pause_recovery() -> None:
+    from hoptcp.reproduce.lib import gap_links as gl
+    from hoptcp.reproduce.lib import gap_responsiveness as gr
+
+    # A link without a column in the frame had no drops; counts scale to 1000 s.
+    runs = pd.DataFrame([{"duration_s": 500.0, "link_drop.8-9.tcp_data": 10.0},
+                         {"duration_s": 500.0, "link_drop.8-9.tcp_data": None}])
+    assert gl._per_1000s(runs, 8, 9, "tcp_data") == pytest.approx(10.0)
+    assert gl._per_1000s(runs, 3, 4, "tcp_ack") == 0.0
+    assert sum(p for _, links in gl.TABLE2 for _, _, p in links) == 1356
+    # FTP 2 averaged 100 before the pause; back at 50 or more in the third second after it.
+    b = [100.0] * gr.PAUSE + [0.0] * (gr.RESUME - gr.PAUSE) + [0.0, 20.0, 60.0] + [100.0] * 50
+    assert gr._recovery_s(b) == 3.0

@@ -36,3 +36,20 @@ def test_without_wired_the_scenario_hash_is_unchanged(real_core):
     assert "wired" not in plain.resolved() and "gateway" not in plain.resolved()["topology"]
     with pytest.raises(ScenarioError, match=r"wired\.gateway"):
         plain.with_(wired__gateway=99).resolved()
+
+
+@pytest.mark.core
+def test_link_drops_and_an_ftp_pause_through_the_api(real_core):
+    sc = Scenario.load(EXAMPLES / "gap-parallel.toml").with_(duration_s=60, stats__throughput_interval_s=1.0,
+                                                               flows__1__pauses=[[20.0, 40.0]])
+    r = hoptcp.run(sc, seed=1)
+    ld = r.link_drops
+    assert list(ld.columns) == ["from", "to", "tcp_data", "tcp_ack", "udp", "aodv"]
+    m = r.metrics()
+    for row in ld.itertuples(index=False):
+        assert m[f"link_drop.{row[0]}-{row[1]}.tcp_data"] == row.tcp_data
+    # FTP 2 delivers nothing from a few seconds into its pause until it resumes.
+    s = r.raw["series"]["flows"]["1"]
+    assert sum(s[25:40]) == 0 and sum(s[42:60]) > 0
+    with pytest.raises(ScenarioError, match=r"flows\.1\.pauses\[0\]"):
+        sc.with_(flows__1__pauses=[[50.0, 70.0]]).resolved()

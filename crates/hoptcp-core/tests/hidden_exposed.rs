@@ -203,3 +203,21 @@ fn exposed_senders_defer_but_never_withhold() {
         r.aggregate_goodput_bps
     );
 }
+
+#[test]
+fn retry_limit_drops_are_counted_per_link() {
+    // Both hidden senders lose frames to the retry limit, on their own link
+    // to the middle only; the per-link counts add up to the per-cause totals.
+    for rts_threshold in [0, 3000] {
+        let r = two_to_middle(200.0, 250.0, rts_threshold, 1);
+        let links: Vec<(u32, u32)> = r.link_drops.iter().map(|l| (l.from, l.to)).collect();
+        assert_eq!(links, vec![(0, 1), (2, 1)], "RTS threshold {rts_threshold}");
+        assert!(r.link_drops.iter().all(|l| l.udp > 0 && l.tcp_data + l.tcp_ack + l.aodv == 0));
+        let per_link: u64 = r.link_drops.iter().map(|l| l.udp).sum();
+        assert_eq!(per_link, drops(&r, "mac_rts_retry") + drops(&r, "mac_data_retry"));
+        assert_eq!(r.link_drops[0].id, "0-1");
+    }
+    // Within carrier-sense range nothing reaches the retry limit: no entries.
+    let r = two_to_middle(200.0, 550.0, 0, 1);
+    assert_eq!(drops(&r, "mac_rts_retry") + drops(&r, "mac_data_retry") == 0, r.link_drops.is_empty());
+}

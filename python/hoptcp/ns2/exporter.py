@@ -221,6 +221,10 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
         if len(f["path"]) - 1 >= 32:
             raise Ns2Unsupported(f"{key} crosses {len(f['path']) - 1} hops: ns-2.35's routing agents start "
                                  "packets with TTL 32 (allowed: at most 31 hops)")
+    for i, fs in enumerate(sc.get("flows") or []):
+        if fs.get("pauses"):
+            raise Ns2Unsupported(f"flows.{i}.pauses cannot be exported: the exporter does not write ns-2's "
+                                 "$ftp stop / $ftp start (remove the key)")
     if protocol == "static":
         for i, fs in enumerate(sc.get("flows") or []):
             if fs.get("route") is not None:

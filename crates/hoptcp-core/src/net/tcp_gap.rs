@@ -935,7 +935,7 @@ mod tests {
         };
         let pps = |kbps: f64| kbps * 1e3 / (8.0 * 1460.0);
         period(&mut gw, &mut env, 5, [100, 10]); // reset: both flows new
-        // 5–10 s: 100 vs 10 packets: the first flow is capped at the mean.
+                                                 // 5–10 s: 100 vs 10 packets: the first flow is capped at the mean.
         period(&mut gw, &mut env, 10, [100, 10]);
         let mean = 55.0 * 1460.0 * 8.0 / 5.0 / 1e3;
         assert!((gw.stats().flows[0].throttle_pps.unwrap() - pps(mean)).abs() < 1e-9);

@@ -24,6 +24,8 @@ pub struct FlowPlan {
     pub jitter: f64,
     pub start: Time,
     pub stop: Time,
+    /// FTP: intervals without new data from the application (`pauses`).
+    pub pauses: Vec<(Time, Time)>,
     /// Node ids from src to dst (static route); ACKs use the reverse.
     pub path: Vec<u32>,
     /// TCP only: the [tcp] defaults with this flow's overrides applied.
@@ -279,6 +281,7 @@ fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end:
         jitter: f.jitter.unwrap_or(0.0),
         start: from_secs(f.start_s),
         stop: f.stop_s.map(from_secs).unwrap_or(end).min(end),
+        pauses: f.pauses.iter().flatten().map(|&[a, b]| (from_secs(a), from_secs(b))).collect(),
         path,
         http: (f.app == Some(AppKind::Http)).then(|| HttpParams {
             mean_page_bytes: f.mean_page_bytes.unwrap_or(30_000.0),

@@ -657,6 +657,11 @@ pub struct FlowSpec {
     pub start_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_s: Option<f64>,
+    /// FTP over TCP: [from, to] intervals (s) in which the application
+    /// offers no new data and then resumes on the same connection, like
+    /// ns-2's `$ftp stop` / `$ftp start` (ElRakabawy et al. Figs. 13-14).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pauses: Option<Vec<[f64; 2]>>,
     /// HTTP: mean page size (bytes; default 30 000), Pareto shape of the
     /// page sizes (default 1.5), mean exponential think time (s; default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -736,6 +741,7 @@ impl RandomFlowsSpec {
             mean_think_s: self.mean_think_s,
             start_s: self.start_s,
             stop_s: self.stop_s,
+            pauses: None,
             route: None,
             count: None,
             variant: None,

@@ -628,6 +628,9 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
     if let Some(c) = f.count {
         int_range(&format!("{key}.count"), c as u64, 1, 1_000_000)?;
     }
+    if let Some(pauses) = &f.pauses {
+        check_pauses(key, f, app, pauses, duration)?;
+    }
     resolve_http(key, f, app)?;
     if app == AppKind::Cbr {
         resolve_cbr(key, f)?;
@@ -740,4 +743,26 @@ pub fn app_name(a: AppKind) -> &'static str {
         AppKind::Ftp => "ftp",
         AppKind::Http => "http",
     }
+}
+
+/// `pauses`: FTP over TCP only; each [from, to] inside the flow's life,
+/// in order and not overlapping.
+fn check_pauses(key: &str, f: &FlowSpec, app: AppKind, pauses: &[[f64; 2]], duration: f64) -> Result<(), ScenarioError> {
+    let k = format!("{key}.pauses");
+    if f.transport != TransportKind::Tcp || app != AppKind::Ftp {
+        return Err(ScenarioError::value(&k, format!("{pauses:?}"), "applies to FTP over TCP only (transport = \"tcp\", app = \"ftp\")"));
+    }
+    let end = f.stop_s.unwrap_or(duration).min(duration);
+    let mut after = f.start_s;
+    for (i, &[from, to]) in pauses.iter().enumerate() {
+        if !(from.is_finite() && to.is_finite() && from > after && to > from && to < end) {
+            return Err(ScenarioError::value(
+                &format!("{k}[{i}]"),
+                format!("[{from}, {to}]"),
+                format!("must be [from, to] with {after} < from < to < {end} (after start_s or the previous pause, before the flow ends)"),
+            ));
+        }
+        after = to;
+    }
+    Ok(())
 }

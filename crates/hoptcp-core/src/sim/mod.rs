@@ -72,6 +72,11 @@ pub(crate) enum Ev {
     FlowStart {
         flow: u32,
     },
+    /// An FTP application pauses (`pauses`): no new data until the next
+    /// FlowStart.
+    FlowPause {
+        flow: u32,
+    },
     FlowStop {
         flow: u32,
     },
@@ -393,6 +398,10 @@ impl Simulation {
                 if f.plan.stop < sim.end {
                     sim.q.schedule_at(f.plan.stop, Ev::FlowStop { flow: i as u32 });
                 }
+                for &(from, to) in &f.plan.pauses {
+                    sim.q.schedule_at(from, Ev::FlowPause { flow: i as u32 });
+                    sim.q.schedule_at(to, Ev::FlowStart { flow: i as u32 });
+                }
             }
         }
         sim
@@ -503,6 +512,11 @@ impl Simulation {
                 let packets = f.http.as_mut().map_or(crate::app::FTP_BACKLOG, |h| h.start_page(now));
                 t.sender.add_data(now, packets);
                 self.pump_tcp(now, flow);
+            }
+            Ev::FlowPause { flow } => {
+                if let Some(t) = self.flows[flow as usize].tcp.as_mut() {
+                    t.sender.withhold_new_data();
+                }
             }
             Ev::FlowStop { flow } => {
                 if let Some(t) = self.flows[flow as usize].tcp.as_mut() {

@@ -11,6 +11,7 @@ use crate::net::routing::{AodvRouting, Routing};
 use crate::net::{DropCause, IfQueue, Packet, PacketKind, Slab, N_DROP_CAUSES, PACKET_KINDS};
 use crate::phy::Channel;
 use crate::stats::pcap::PcapTrace;
+use std::collections::BTreeMap;
 
 /// How much work a node's MAC did: packets taken from the queue, and the
 /// time it held one (its backlog).
@@ -39,21 +40,34 @@ impl NodeLoad {
     }
 }
 
-/// Drop counters by node, cause and packet kind.
+/// Drop counters by node, cause and packet kind, and the MAC's retry-limit
+/// drops per wireless link.
 #[derive(Clone, Debug)]
 pub(crate) struct Drops {
     pub by_node: Vec<[u64; N_DROP_CAUSES]>,
     pub by_kind: [[u64; N_DROP_CAUSES]; PACKET_KINDS.len()],
+    /// (transmitter, next hop) → retry-limit drops by packet kind
+    /// (ElRakabawy et al.'s Table 2); ordered, so reports are deterministic.
+    pub by_link: BTreeMap<(u32, u32), [u64; PACKET_KINDS.len()]>,
 }
 
 impl Drops {
     pub fn new(n: usize) -> Self {
-        Drops { by_node: vec![[0; N_DROP_CAUSES]; n], by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()] }
+        Drops {
+            by_node: vec![[0; N_DROP_CAUSES]; n],
+            by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()],
+            by_link: BTreeMap::new(),
+        }
     }
 
     pub fn record(&mut self, node: u32, cause: DropCause, kind: PacketKind) {
         self.by_node[node as usize][cause as usize] += 1;
         self.by_kind[kind as usize][cause as usize] += 1;
+    }
+
+    /// A frame the MAC gave up on after its retry limit, toward `next_hop`.
+    pub fn record_link(&mut self, node: u32, next_hop: u32, kind: PacketKind) {
+        self.by_link.entry((node, next_hop)).or_default()[kind as usize] += 1;
     }
 }
 
@@ -169,6 +183,10 @@ impl MacEnv for NodeCtx<'_> {
             TxResult::Dropped { reason: MacDrop::DataRetry, .. } => DropCause::MacDataRetry,
             TxResult::EarlyDrop => DropCause::LinkRed,
         };
+        if cause != DropCause::LinkRed {
+            let kind = self.packets.get(out.packet).kind();
+            self.drops.record_link(self.node, out.next_hop, kind);
+        }
         // AODV is told of every data packet the MAC gave up on (ns-2's
         // xmit-failure callback; not Link RED's early drops, which are no
         // link failure); it decides the packet's fate before the MAC takes

@@ -10,7 +10,7 @@ use crate::net::ldm::LdmCounters;
 use crate::net::routing::aodv::AodvCounters;
 use crate::net::routing::{FlowRouteStats, Routing};
 use crate::net::tcp_gap::GatewayStats;
-use crate::net::{DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
+use crate::net::{PacketKind, DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
 use crate::stats::batch_means::BatchMeansReport;
 use crate::transport::TcpApStats;
@@ -36,6 +36,9 @@ pub struct RunReport {
     /// Jain's index over the flows' goodput (null when every flow got nothing).
     pub fairness_jain: Option<f64>,
     pub aggregate_goodput_bps: f64,
+    /// The MAC's retry-limit drops per wireless link (transmitter → next
+    /// hop) and packet kind; links with none are left out.
+    pub link_drops: Vec<LinkDropReport>,
     /// Packets sent with an RTS, by the number of their RTS left unanswered,
     /// summed over nodes (`nodes[].rts_retry_hist`): Lee et al.'s Fig. 8.
     pub rts_retry_hist: Vec<u64>,
@@ -54,6 +57,18 @@ pub struct RunReport {
     /// TCP-GAP's gateway.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wired: Option<WiredReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkDropReport {
+    /// "from-to", the key of the flattened metrics (`link_drop.3-4.tcp_data`).
+    pub id: String,
+    pub from: u32,
+    pub to: u32,
+    pub tcp_data: u64,
+    pub tcp_ack: u64,
+    pub udp: u64,
+    pub aodv: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -354,6 +369,20 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         drops,
         fairness_jain,
         aggregate_goodput_bps: sum,
+        link_drops: sim
+            .drops
+            .by_link
+            .iter()
+            .map(|(&(from, to), d)| LinkDropReport {
+                id: format!("{from}-{to}"),
+                from,
+                to,
+                tcp_data: d[PacketKind::TcpData as usize],
+                tcp_ack: d[PacketKind::TcpAck as usize],
+                udp: d[PacketKind::Udp as usize],
+                aodv: d[PacketKind::Aodv as usize],
+            })
+            .collect(),
         rts_retry_hist,
         routing: aodv.map(|r| RoutingReport {
             protocol: "aodv",

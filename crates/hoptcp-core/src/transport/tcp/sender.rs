@@ -468,6 +468,14 @@ impl TcpSender {
         self.track_window(now);
     }
 
+    /// The application stops offering data (`pauses`, after ns-2's `$ftp
+    /// stop`): nothing beyond what was already sent goes out; outstanding
+    /// data is still retransmitted. [`Self::add_data`] resumes with the
+    /// connection's window and timers as they are.
+    pub fn withhold_new_data(&mut self) {
+        self.core.data_total = self.core.data_total.min(self.core.t_seqno - 1);
+    }
+
     /// An ACK arrived. Non-ACK segments are ignored. The path length is
     /// not known: TCP-AP takes no RTT sample (see [`Self::on_segment_via`]).
     pub fn on_segment(&mut self, now: Time, seg: &TcpSegment) {
