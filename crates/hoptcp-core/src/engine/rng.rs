@@ -18,7 +18,8 @@ pub enum StreamPurpose {
     FlowSelection = 4,
     RoutingJitter = 5,
     LinkRed = 6,
-    Marking = 7,
+    // 7 was reserved for a marking stream no mechanism uses (LDM has its
+    // own); left unused so the other streams keep their seeds.
     Transport = 8,
     /// HTTP-like traffic: page sizes and think times.
     Http = 9,

@@ -41,6 +41,8 @@ pub struct Plan {
     pub flows: Vec<FlowPlan>,
     /// The wired domain (`[wired]`); its node ids follow the channel's.
     pub wired: Option<WiredNet>,
+    /// The resolved radio rates (Mb/s): data frames, control frames.
+    pub rates_mbps: (f64, f64),
 }
 
 impl Plan {
@@ -84,6 +86,11 @@ impl Plan {
 }
 
 pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
+    // `resolve` fills both rates; a scenario that skipped it is refused here.
+    let rates_mbps = match (sc.radio.data_rate_mbps, sc.radio.basic_rate_mbps) {
+        (Some(d), Some(b)) => (d, b),
+        _ => return Err(ScenarioError::new("radio", "radio rates not resolved: build() needs a resolved scenario")),
+    };
     let positions = topology::positions(&sc.topology, sc.seed);
     let model = TwoRayGround {
         pt_w: sc.radio.tx_power_w,
@@ -151,16 +158,21 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
                         )
                     })
                 };
-                let wired_path = |a: u32, b: u32| w.path(a, b).expect("wired domain checked connected");
+                // Validation checked the wired graph connected; a gap is still an error, not a panic.
+                let wired_path = |a: u32, b: u32| {
+                    w.path(a, b).ok_or_else(|| {
+                        ScenarioError::new(key.clone(), format!("`{key}`: no wired path from node {a} to node {b}"))
+                    })
+                };
                 match (w.is_wired(f.src), w.is_wired(f.dst)) {
-                    (true, true) => wired_path(f.src, f.dst),
+                    (true, true) => wired_path(f.src, f.dst)?,
                     (false, _) => {
                         let mut p = wireless(f.src, gw)?;
-                        p.extend_from_slice(&wired_path(gw, f.dst)[1..]);
+                        p.extend_from_slice(&wired_path(gw, f.dst)?[1..]);
                         p
                     }
                     (true, false) => {
-                        let mut p = wired_path(f.src, gw);
+                        let mut p = wired_path(f.src, gw)?;
                         p.extend_from_slice(&wireless(gw, f.dst)?[1..]);
                         p
                     }
@@ -213,13 +225,13 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
             flows.push(plan_flow(flows.len() as u32, &rf.flow(src, dst), path, &sc.tcp, end));
         }
     }
-    Ok(Plan { scenario: sc.clone(), channel, flows, wired })
+    Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps })
 }
 
 fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<Vec<u32>, ScenarioError> {
     let n = ch.len() as u32;
     let shown = format!("{route:?}");
-    if route.len() < 2 || route[0] != f.src || *route.last().unwrap() != f.dst {
+    if route.len() < 2 || route[0] != f.src || route.last() != Some(&f.dst) {
         return Err(ScenarioError::value(
             &format!("{key}.route"),
             &shown,

@@ -1,5 +1,13 @@
 //! Scenario files: schema, `--set` overrides, validation with clear errors,
 //! the canonical resolved form, and building a network plan.
+//!
+//! Three stages: the parsed [`Scenario`] (what the file says; optional keys
+//! are `Option`s), the resolved `Scenario` (`validate::resolve` checked every
+//! value and filled every default; it is what is hashed and stored) and the
+//! [`Plan`] built from it, which the simulator runs. Where `build` needs a
+//! value resolution filled it takes it by pattern (refusing an unresolved
+//! scenario with an error) and carries it in the plan, so no `unwrap()` on
+//! scenario values follows validation.
 
 pub mod build;
 pub mod error;

@@ -4,6 +4,7 @@
 //! default so the canonical form (and its hash) says exactly what ran.
 
 use crate::engine::time::from_secs;
+use crate::engine::Time;
 use crate::mac::{FrameFormat, PacingTrigger, SlotCount, Standard};
 use crate::net::ldm::{LdmEstimate, LdmParams};
 use crate::net::MarkAction;
@@ -546,22 +547,30 @@ impl TcpApSpec {
         }
     }
 
-    /// The pacing configuration for a link of `link_rate_bps`.
+    /// The pacing configuration for a link of `link_rate_bps`: every unset
+    /// key from the profile's defaults (the values `resolved` writes).
     pub fn config(&self, link_rate_bps: f64) -> TcpApConfig {
-        let r = self.resolved();
-        let time = |s: f64| (s > 0.0).then(|| from_secs(s));
+        let d = match self.profile.unwrap_or_default() {
+            ApProfile::Paper => TcpApConfig::paper(link_rate_bps),
+            ApProfile::Ns2 => TcpApConfig::ns2(link_rate_bps),
+        };
+        // Through seconds as `resolved` writes them, so both give the same ns.
+        let time = |s: Option<f64>, default: Option<Time>| {
+            let s = s.unwrap_or(default.map_or(0.0, |t| t as f64 * 1e-9));
+            (s > 0.0).then(|| from_secs(s))
+        };
         TcpApConfig {
-            variation: r.variation.unwrap(),
-            alpha: r.alpha.unwrap(),
-            hop_factor: r.hop_factor.unwrap(),
-            short_path: r.short_path.unwrap(),
-            history: r.history.unwrap(),
-            overhead_bytes: r.overhead_bytes.unwrap(),
-            delay_bound: time(r.delay_bound_s.unwrap()),
-            initial_interval: time(r.initial_interval_s.unwrap()),
-            timer: r.timer.unwrap(),
-            timeout_backoff: r.timeout_backoff.unwrap(),
-            dupack_flush: r.dupack_flush.unwrap(),
+            variation: self.variation.unwrap_or(d.variation),
+            alpha: self.alpha.unwrap_or(d.alpha),
+            hop_factor: self.hop_factor.unwrap_or(d.hop_factor),
+            short_path: self.short_path.unwrap_or(d.short_path),
+            history: self.history.unwrap_or(d.history),
+            overhead_bytes: self.overhead_bytes.unwrap_or(d.overhead_bytes),
+            delay_bound: time(self.delay_bound_s, d.delay_bound),
+            initial_interval: time(self.initial_interval_s, d.initial_interval),
+            timer: self.timer.unwrap_or(d.timer),
+            timeout_backoff: self.timeout_backoff.unwrap_or(d.timeout_backoff),
+            dupack_flush: self.dupack_flush.unwrap_or(d.dupack_flush),
             link_rate_bps,
         }
     }

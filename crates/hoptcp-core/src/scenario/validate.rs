@@ -73,14 +73,14 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         rf.mean_page_bytes = as_flow.mean_page_bytes;
         rf.page_shape = as_flow.page_shape;
         rf.mean_think_s = as_flow.mean_think_s;
-        rf.min_hops = Some(rf.min_hops.unwrap_or(1));
-        int_range("random_flows.min_hops", rf.min_hops.unwrap() as u64, 1, 1_000_000)?;
+        let min_hops = *rf.min_hops.get_or_insert(1);
+        int_range("random_flows.min_hops", min_hops as u64, 1, 1_000_000)?;
         if let Some(mx) = rf.max_hops {
-            if mx < rf.min_hops.unwrap() {
+            if mx < min_hops {
                 return Err(ScenarioError::value(
                     "random_flows.max_hops",
                     mx,
-                    format!("must be at least random_flows.min_hops = {}", rf.min_hops.unwrap()),
+                    format!("must be at least random_flows.min_hops = {min_hops}"),
                 ));
             }
         }
@@ -180,9 +180,11 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
             ));
         }
     }
-    let spacing = |t: &mut TopologySpec| -> R<()> {
+    // Fills the default spacing and returns it.
+    let spacing = |t: &mut TopologySpec| -> R<f64> {
         let s = *t.spacing_m.get_or_insert(crate::topology::DEFAULT_SPACING_M);
-        positive("topology.spacing_m", s, "metres")
+        positive("topology.spacing_m", s, "metres")?;
+        Ok(s)
     };
     const MAX_NODES: u64 = 1_000_000;
     match t.kind {
@@ -219,8 +221,8 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
         TopologyKind::ParallelChains => {
             int_range("topology.chains", require("topology.chains", t.chains, &kind_name)? as u64, 1, MAX_NODES)?;
             int_range("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64, 1, MAX_NODES)?;
-            spacing(t)?;
-            let gap = *t.chain_gap_m.get_or_insert(t.spacing_m.unwrap());
+            let s = spacing(t)?;
+            let gap = *t.chain_gap_m.get_or_insert(s);
             positive("topology.chain_gap_m", gap, "metres")?;
             // topology.gateway stays unset unless given: scenarios without it keep their hash.
         }
@@ -359,7 +361,7 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
     int_range("wired.nodes", nodes as u64, 1, 100_000)?;
     let gateway = match (w.gateway, topo.kind) {
         (Some(g), _) => g,
-        (None, TopologyKind::Chain) => topo.hops.unwrap(),
+        (None, TopologyKind::Chain) => require("topology.hops", topo.hops, "chain")?,
         (None, TopologyKind::ParallelChains) if topo.gateway == Some(true) => n_wireless - 1,
         (None, _) => {
             return Err(ScenarioError::new(
@@ -574,17 +576,25 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
     // [tcp.ap] is checked even when no flow uses TCP-AP, then dropped, so
     // that tcp.variant can be swept over a scenario that configures it.
     if uses_ap || t.ap.is_some() {
-        let r = t.ap.clone().unwrap_or_default().resolved();
-        let a = r.alpha.unwrap();
+        let spec = t.ap.clone().unwrap_or_default();
+        let c = spec.config(0.0);
+        let a = c.alpha;
         if !(a.is_finite() && (0.0..1.0).contains(&a)) {
             return Err(ScenarioError::value("tcp.ap.alpha", a, "must be in [0, 1) (the paper's 0.7)"));
         }
-        int_range("tcp.ap.hop_factor", r.hop_factor.unwrap() as u64, 1, 1000)?;
-        int_range("tcp.ap.history", r.history.unwrap() as u64, 2, 100_000)?;
-        int_range("tcp.ap.overhead_bytes", r.overhead_bytes.unwrap() as u64, 0, 100_000)?;
-        non_negative("tcp.ap.delay_bound_s", r.delay_bound_s.unwrap(), "seconds; 0 = no bound")?;
-        non_negative("tcp.ap.initial_interval_s", r.initial_interval_s.unwrap(), "seconds; 0 = unpaced")?;
-        t.ap = uses_ap.then_some(r);
+        int_range("tcp.ap.hop_factor", c.hop_factor as u64, 1, 1000)?;
+        int_range("tcp.ap.history", c.history as u64, 2, 100_000)?;
+        int_range("tcp.ap.overhead_bytes", c.overhead_bytes as u64, 0, 100_000)?;
+        // The seconds as given (config() maps 0 and below to "none").
+        for (key, v, what) in [
+            ("tcp.ap.delay_bound_s", spec.delay_bound_s, "seconds; 0 = no bound"),
+            ("tcp.ap.initial_interval_s", spec.initial_interval_s, "seconds; 0 = unpaced"),
+        ] {
+            if let Some(v) = v {
+                non_negative(key, v, what)?;
+            }
+        }
+        t.ap = uses_ap.then(|| spec.resolved());
     }
     Ok(())
 }
@@ -747,10 +757,20 @@ pub fn app_name(a: AppKind) -> &'static str {
 
 /// `pauses`: FTP over TCP only; each [from, to] inside the flow's life,
 /// in order and not overlapping.
-fn check_pauses(key: &str, f: &FlowSpec, app: AppKind, pauses: &[[f64; 2]], duration: f64) -> Result<(), ScenarioError> {
+fn check_pauses(
+    key: &str,
+    f: &FlowSpec,
+    app: AppKind,
+    pauses: &[[f64; 2]],
+    duration: f64,
+) -> Result<(), ScenarioError> {
     let k = format!("{key}.pauses");
     if f.transport != TransportKind::Tcp || app != AppKind::Ftp {
-        return Err(ScenarioError::value(&k, format!("{pauses:?}"), "applies to FTP over TCP only (transport = \"tcp\", app = \"ftp\")"));
+        return Err(ScenarioError::value(
+            &k,
+            format!("{pauses:?}"),
+            "applies to FTP over TCP only (transport = \"tcp\", app = \"ftp\")",
+        ));
     }
     let end = f.stop_s.unwrap_or(duration).min(duration);
     let mut after = f.start_s;

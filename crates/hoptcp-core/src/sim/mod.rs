@@ -281,8 +281,8 @@ impl Simulation {
     /// Build a simulation of `plan` with run seed `seed`.
     pub fn new(plan: Plan, seed: u64) -> Self {
         let sc = &plan.scenario;
-        let mut timing =
-            Timing::new(sc.radio.standard, sc.radio.data_rate_mbps.unwrap(), sc.radio.basic_rate_mbps.unwrap());
+        let (data_rate, basic_rate) = plan.rates_mbps;
+        let mut timing = Timing::new(sc.radio.standard, data_rate, basic_rate);
         timing.cw_min = sc.mac.cw_min.unwrap_or(timing.cw_min);
         timing.cw_max = sc.mac.cw_max.unwrap_or(timing.cw_max);
         let mut p = MacParams::new(
