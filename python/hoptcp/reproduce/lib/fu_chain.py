@@ -350,9 +350,17 @@ def fu_wstar_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: M
 
 # --- fu-vegas ----------------------------------------------------------------------------
 
+def window_column(runs: "pd.DataFrame") -> str:
+    """The average window as ns-2 traces it (``cwnd_``, without NewReno's fast-recovery
+    inflation) where the frame has it, so hoptcp and ns-2.35 runs compare like with like."""
+    return "flow.0.avg_cwnd_traced" if "flow.0.avg_cwnd_traced" in runs.columns else "flow.0.avg_cwnd"
+
+
 def chain_variant_table(runs: "pd.DataFrame") -> "pd.DataFrame":
     """Per hop count: NewReno and Vegas mean goodput and window at MaxWin 32, and their ratio."""
     import pandas as pd
+
+    win = window_column(runs)
 
     sub = runs[runs[WIN] == 32] if WIN in runs.columns else runs
     rows = []
@@ -362,8 +370,8 @@ def chain_variant_table(runs: "pd.DataFrame") -> "pd.DataFrame":
             continue
         a, b = mean_ci(nr[GOODPUT]), mean_ci(ve[GOODPUT])
         rows.append({"hops": int(h), "newreno_bps": a.mean, "vegas_bps": b.mean, "ratio": b.mean / a.mean,
-                     "deficit": chain_relative_loss(a, b), "newreno_win": nr["flow.0.avg_cwnd"].mean(),
-                     "vegas_win": ve["flow.0.avg_cwnd"].mean()})
+                     "deficit": chain_relative_loss(a, b), "newreno_win": nr[win].mean(),
+                     "vegas_win": ve[win].mean()})
     if not rows:
         raise SpecError("no hop count has both NewReno and Vegas runs at MaxWin 32")
     return pd.DataFrame(rows)
@@ -398,7 +406,7 @@ def fu_vegas_window_16(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str,
         sel = sel[sel[WIN] == 32]
     if sel.empty:
         raise SpecError("no Vegas runs on the 16-hop chain")
-    return mean_ci(sel["flow.0.avg_cwnd"])
+    return mean_ci(sel[window_column(sel)])
 
 
 def fu_vegas_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
@@ -415,7 +423,7 @@ def fu_vegas_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: M
         t = chain_means(g, HOPS, GOODPUT)
         a1.errorbar(t[HOPS], t["mean"] / 1e3, yerr=t["ci"].fillna(0) / 1e3, marker="o", ms=4, capsize=2, ls=ls,
                     color=f"C{i}", label=lab)
-        t = chain_means(g, HOPS, "flow.0.avg_cwnd")
+        t = chain_means(g, HOPS, window_column(g))
         a2.errorbar(t[HOPS], t["mean"], yerr=t["ci"].fillna(0), marker="o", ms=4, capsize=2, ls=ls,
                     color=f"C{i}", label=lab)
     a2.plot([16], [3], "s", fillstyle="none", ms=9, color="C3", label="paper: Vegas ≈ 3 at 16 hops")
