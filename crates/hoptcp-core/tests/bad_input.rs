@@ -157,6 +157,10 @@ fn unknown_enum_values() {
     check(&e, "radio.standard", &["\"fhss\"", "dsss", "ofdm"]);
     let e = reject(&with("transport = \"udp\"", "transport = \"sctp\""), &[]);
     check(&e, "flows.0.transport", &["\"sctp\"", "udp", "tcp"]);
+    let e = reject(BASE, &[("mac.adaptive_pacing.enabled", "true"), ("mac.adaptive_pacing.wait", "sleep")]);
+    check(&e, "mac.adaptive_pacing.wait", &["\"sleep\"", "frozen_backoff", "timer"]);
+    let e = reject(BASE, &[("mac.adaptive_pacing.enabled", "true"), ("mac.adaptive_pacing.extra", "rts")]);
+    check(&e, "mac.adaptive_pacing.extra", &["\"rts\"", "exchange", "data"]);
 }
 
 #[test]

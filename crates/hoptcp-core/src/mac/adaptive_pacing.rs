@@ -5,9 +5,19 @@
 //! contends again (link-layer coordination over two hops instead of one).
 //! Only after a success: a retry or a drop draws the ordinary backoff.
 //!
-//! The extra wait is the whole frame exchange of the packet just sent:
-//! RTS + CTS + DATA + ACK airtimes and 3·SIFS with RTS/CTS, DATA + SIFS + ACK
-//! without ("TX_Time(DATA) + overhead"; the papers do not define the overhead).
+//! The papers leave two things open, and both readings of each are options
+//! (docs/model.md gives the default's reasons):
+//! - how long the extra wait is ([`PacingExtra`]): the whole frame exchange
+//!   of the packet just sent (RTS + CTS + DATA + ACK airtimes and 3·SIFS with
+//!   RTS/CTS, DATA + SIFS + ACK without), or the DATA frame's airtime alone
+//!   (PLCP and MAC header included): "TX_Time(DATA) + overhead" with the
+//!   overhead undefined;
+//! - how it elapses ([`PacingWait`]): added to the backoff counter, which
+//!   freezes while the medium is busy ("adds to that backoff period"), or as
+//!   a timer that runs whether the medium is busy or idle, during which the
+//!   node does not contend, its ordinary backoff drawn when it ends ("backoff
+//!   an additional packet transmission time ... besides its current deferral
+//!   period": the wait spent while the next hop forwards).
 //!
 //! The switch is set when the MAC takes a packet from the queue (Link RED's
 //! `LinkLayerSend`), from the retry average and Link RED's `min_th`. The two
@@ -53,6 +63,52 @@ impl PacingTrigger {
     }
 }
 
+/// How the extra wait elapses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacingWait {
+    /// Added to the post-transmission backoff counter: it counts down only
+    /// while the medium is idle.
+    #[default]
+    FrozenBackoff,
+    /// A timer from the ACK's end that runs through busy medium; the node
+    /// does not contend until it expires, then draws its ordinary backoff.
+    Timer,
+}
+
+impl PacingWait {
+    /// Left out of a scenario's canonical form (and results-store key).
+    pub fn is_default(&self) -> bool {
+        *self == PacingWait::default()
+    }
+}
+
+/// How long the extra wait is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacingExtra {
+    /// The whole frame exchange of the packet just sent.
+    #[default]
+    Exchange,
+    /// The DATA frame's airtime (PLCP preamble and header, MAC header and FCS included).
+    Data,
+}
+
+impl PacingExtra {
+    /// Left out of a scenario's canonical form (and results-store key).
+    pub fn is_default(&self) -> bool {
+        *self == PacingExtra::default()
+    }
+
+    /// The extra wait after `data` was acknowledged.
+    pub fn duration(self, data: &Frame, p: &MacParams) -> Time {
+        match self {
+            PacingExtra::Exchange => exchange_time(data, p),
+            PacingExtra::Data => data.airtime,
+        }
+    }
+}
+
 /// The duration of one frame exchange carrying `data`.
 pub fn exchange_time(data: &Frame, p: &MacParams) -> Time {
     let rts = data.bytes >= p.rts_threshold && data.ra != BROADCAST;
@@ -67,6 +123,8 @@ pub fn exchange_time(data: &Frame, p: &MacParams) -> Time {
 #[derive(Clone, Debug)]
 pub struct AdaptivePacing {
     pub trigger: PacingTrigger,
+    pub wait: PacingWait,
+    pub extra: PacingExtra,
     on: bool,
     on_since: Time,
     on_total: Time,
@@ -79,12 +137,19 @@ impl AdaptivePacing {
     pub fn new(trigger: PacingTrigger) -> Self {
         AdaptivePacing {
             trigger,
+            wait: PacingWait::default(),
+            extra: PacingExtra::default(),
             on: trigger == PacingTrigger::Always,
             on_since: 0,
             on_total: 0,
             extra_total: 0,
             extra_count: 0,
         }
+    }
+
+    /// The same switch with another reading of the wait.
+    pub fn with_reading(self, wait: PacingWait, extra: PacingExtra) -> Self {
+        AdaptivePacing { wait, extra, ..self }
     }
 
     /// Set the switch at `now` for the packet the MAC is taking.
@@ -105,13 +170,13 @@ impl AdaptivePacing {
         self.on
     }
 
-    /// The extra backoff after `data` was acknowledged (0 when off).
+    /// The extra wait after `data` was acknowledged (0 when off).
     #[inline]
     pub fn extra_after_success(&mut self, data: &Frame, p: &MacParams) -> Time {
         if !self.on {
             return 0;
         }
-        let extra = exchange_time(data, p);
+        let extra = self.extra.duration(data, p);
         self.extra_total += extra;
         self.extra_count += 1;
         extra

@@ -11,6 +11,7 @@
 
 use super::backoff::{Backoff, SlotCount};
 use super::frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
+use super::adaptive_pacing::PacingWait;
 use super::policy::LinkPolicy;
 use super::timing::Timing;
 use crate::engine::time::{ceil_us, round_us};
@@ -121,8 +122,11 @@ pub enum MacTimer {
     Nav = 3,
     /// End of the frame being received.
     Recv = 4,
+    /// Adaptive pacing's extra wait as a timer (`wait = "timer"`): the node
+    /// does not contend while it is armed.
+    Pace = 5,
 }
-const N_TIMERS: usize = 5;
+const N_TIMERS: usize = 6;
 
 impl MacTimer {
     pub fn from_u8(v: u8) -> MacTimer {
@@ -131,7 +135,8 @@ impl MacTimer {
             1 => MacTimer::Defer,
             2 => MacTimer::Send,
             3 => MacTimer::Nav,
-            _ => MacTimer::Recv,
+            4 => MacTimer::Recv,
+            _ => MacTimer::Pace,
         }
     }
 }
@@ -295,7 +300,11 @@ impl Dcf {
     pub fn backoff_paused(&self) -> bool {
         self.backoff.is_paused()
     }
-    pub fn is_transmitting(&self, now: Time) -> bool {
+    /// Is timer `t` armed (its latest expiry not yet run or stopped)?
+    pub fn timer_is_armed(&self, t: MacTimer) -> bool {
+        self.timer_armed(t)
+    }
+        pub fn is_transmitting(&self, now: Time) -> bool {
         now < self.tx_end
     }
 
@@ -336,6 +345,7 @@ impl Dcf {
             MacTimer::Send => self.send_timer(p, env),
             MacTimer::Nav => self.nav_handler(p, env),
             MacTimer::Recv => self.recv_timer(p, env),
+            MacTimer::Pace => self.pace_handler(p, env),
         }
     }
 
@@ -361,6 +371,19 @@ impl Dcf {
             Some(at) => self.start_timer(MacTimer::Backoff, at, env),
             None => self.arm_nav_if_waiting(env),
         }
+    }
+
+    /// Adaptive pacing's timer wait is running: no contention until it ends.
+    #[inline]
+    fn pacing_hold(&self) -> bool {
+        self.timer_armed(MacTimer::Pace)
+    }
+
+    /// The pacing wait is over: the ordinary post-transmission backoff
+    /// starts now, then whatever is pending goes out as usual.
+    fn pace_handler(&mut self, p: &MacParams, env: &mut impl MacEnv) {
+        self.backoff_start(0, 0, p, env);
+        self.tx_resume(p, env);
     }
 
     /// Freeze or resume the backoff after a change of carrier state.
@@ -434,7 +457,7 @@ impl Dcf {
         self.build_rts(p);
         self.cur_rts_retries = self.pkt_rts.is_some().then_some(0);
         let now = env.now();
-        if !self.backoff.is_busy() {
+        if !self.backoff.is_busy() && !self.pacing_hold() {
             if self.is_idle(now) {
                 if !self.timer_armed(MacTimer::Defer) {
                     self.backoff_start(p.timing.difs, 0, p, env);
@@ -529,7 +552,7 @@ impl Dcf {
         if self.check_pkt_ctrl(p, env) {
             return;
         }
-        if self.backoff.is_busy() {
+        if self.backoff.is_busy() || self.pacing_hold() {
             return;
         }
         if self.check_pkt_rts(p, env) {
@@ -624,11 +647,11 @@ impl Dcf {
         if self.pkt_ctrl.is_some() {
             self.start_timer(MacTimer::Defer, now + p.timing.sifs, env);
         } else if self.pkt_rts.is_some() {
-            if !self.backoff.is_busy() {
+            if !self.backoff.is_busy() && !self.pacing_hold() {
                 self.backoff_start(p.timing.difs, 0, p, env);
             }
         } else if let Some((out, data)) = self.pkt_tx {
-            if !self.backoff.is_busy() {
+            if !self.backoff.is_busy() && !self.pacing_hold() {
                 if data.bytes < p.rts_threshold || out.next_hop == BROADCAST {
                     self.backoff_start(p.timing.difs, 0, p, env);
                 } else {
@@ -886,9 +909,15 @@ impl Dcf {
         let retries = self.cur_retries;
         self.policy.on_tx_done(retries);
         env.packet_done(&out, TxResult::Acked { retries });
-        // Post-transmission backoff, plus adaptive pacing's extra wait.
+        // Post-transmission backoff, plus adaptive pacing's extra wait: added
+        // to the backoff counter (frozen while the medium is busy), or as a
+        // timer that elapses while the next hop forwards the packet.
         let extra = self.policy.extra_backoff_after_success(&data, p);
-        self.backoff_start(0, extra, p, env);
+        if extra > 0 && self.policy.pacing_wait() == PacingWait::Timer {
+            self.start_timer(MacTimer::Pace, env.now() + extra, env);
+        } else {
+            self.backoff_start(0, extra, p, env);
+        }
         self.tx_resume(p, env);
     }
 }

@@ -11,7 +11,7 @@ pub mod link_red;
 pub mod policy;
 pub mod timing;
 
-pub use adaptive_pacing::{AdaptivePacing, PacingTrigger};
+pub use adaptive_pacing::{AdaptivePacing, PacingExtra, PacingTrigger, PacingWait};
 pub use backoff::SlotCount;
 pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState};
 pub use frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};

@@ -10,7 +10,7 @@
 //!   given up), with the packet's failed attempts (`GetMacRetries`);
 //! - [`LinkPolicy::extra_backoff_after_success`] after an ACK (Algorithm 2).
 
-use super::adaptive_pacing::AdaptivePacing;
+use super::adaptive_pacing::{AdaptivePacing, PacingWait};
 use super::dcf::MacParams;
 use super::frame::Frame;
 use super::link_red::{LinkRed, RetryAverage};
@@ -116,6 +116,15 @@ impl LinkPolicy {
         }
     }
 
+    /// How adaptive pacing's extra wait elapses (frozen backoff when pacing is off).
+    #[inline]
+    pub fn pacing_wait(&self) -> PacingWait {
+        match self {
+            LinkPolicy::Fu(FuLink { pacing: Some(ap), .. }) => ap.wait,
+            _ => PacingWait::FrozenBackoff,
+        }
+    }
+
     /// The report of the run up to `end` (None for standard 802.11).
     pub fn report(&self, end: Time) -> Option<LinkReport> {
         let LinkPolicy::Fu(f) = self else { return None };
@@ -140,8 +149,8 @@ mod tests {
     use super::*;
     use crate::engine::{RngStream, StreamPurpose};
     use crate::mac::{
-        AdaptivePacing, Dcf, FrameFormat, FrameKind, LinkRedParams, MacEnv, MacTimer, Outgoing, PacingTrigger,
-        Standard, Timing, TxResult, NO_PACKET,
+        AdaptivePacing, Dcf, FrameFormat, FrameKind, LinkRedParams, MacEnv, MacTimer, Outgoing, PacingExtra,
+        PacingTrigger, PacingWait, Standard, Timing, TxResult, NO_PACKET,
     };
     use std::collections::VecDeque;
 
@@ -210,6 +219,123 @@ mod tests {
             pacing: pacing.map(AdaptivePacing::new),
             counters: LinkCounters::default(),
         })
+    }
+
+    /// Pacing always on, with the given reading of its wait.
+    fn paced(wait: PacingWait, extra: PacingExtra) -> LinkPolicy {
+        let mut policy = fu(&[], None, Some(PacingTrigger::Always));
+        if let LinkPolicy::Fu(f) = &mut policy {
+            f.pacing = f.pacing.take().map(|ap| ap.with_reading(wait, extra));
+        }
+        policy
+    }
+
+    /// A frame between two other nodes starts arriving now and lasts `airtime`.
+    fn overheard(d: &mut Dcf, env: &mut Env, airtime: Time, p: &MacParams) {
+        let f = Frame { kind: FrameKind::Data, ta: 5, ra: 6, nav: 0, seq: 9, retry: false, bytes: 1534, airtime, packet: NO_PACKET };
+        d.on_rx_start(&f, 1e-6, true, p, env);
+    }
+
+    /// When the next RTS goes out after a successful exchange, if another
+    /// frame occupies the medium for `busy` from the ACK's end and a packet is
+    /// waiting. Returns (ACK end, RTS start, extra wait).
+    fn next_rts_after_busy(wait: PacingWait, busy: Time, p: &MacParams) -> (Time, Time, Time) {
+        let (mut d, mut env) = (dcf(paced(wait, PacingExtra::Exchange)), Env::default());
+        exchange(&mut d, &mut env, p);
+        let ack_end = env.now;
+        let data = *env.sent.iter().find(|f| f.kind == FrameKind::Data).unwrap();
+        let extra = crate::mac::adaptive_pacing::exchange_time(&data, p);
+        if busy > 0 {
+            overheard(&mut d, &mut env, busy, p);
+        }
+        d.send(out(2), p, &mut env);
+        let mut order = Vec::new();
+        // Run the node's timers in time order until it sends the RTS.
+        while env.sent.len() < 3 {
+            let due: Vec<(MacTimer, Time)> = [MacTimer::Backoff, MacTimer::Recv, MacTimer::Pace, MacTimer::Defer]
+                .into_iter()
+                .filter(|&t| d.timer_is_armed(t))
+                .map(|t| (t, last(&env, t).0))
+                .collect();
+            let (t, _) = *due.iter().min_by_key(|x| x.1).expect("a timer is armed");
+            order.push(t);
+            fire(&mut d, &mut env, t, p);
+        }
+        assert_eq!(env.sent[2].kind, FrameKind::Rts);
+        if wait == PacingWait::Timer {
+            assert!(order.contains(&MacTimer::Pace));
+        }
+        (ack_end, env.now, extra)
+    }
+
+    #[test]
+    fn timer_wait_elapses_under_a_busy_medium_and_frozen_backoff_does_not() {
+        let p = params();
+        // A frame two exchanges long occupies the medium from the ACK's end.
+        let busy = 2 * crate::mac::adaptive_pacing::exchange_time(
+            &Frame { kind: FrameKind::Data, ta: 0, ra: 1, nav: 0, seq: 1, retry: false, bytes: 1534,
+                     airtime: p.timing.data_airtime(1534), packet: 0 }, &p);
+        let (ack, t_timer, extra) = next_rts_after_busy(PacingWait::Timer, busy, &p);
+        let (ack2, t_frozen, extra2) = next_rts_after_busy(PacingWait::FrozenBackoff, busy, &p);
+        assert_eq!((ack, extra), (ack2, extra2));
+        assert!(extra < busy);
+        // Timer: the wait ended under the busy medium; after it only DIFS and
+        // the drawn slots remain.
+        let after_timer = t_timer - (ack + busy + p.timing.difs);
+        assert_eq!(after_timer % p.timing.slot, 0);
+        assert!(after_timer < 31 * p.timing.slot);
+        // Frozen backoff: none of the wait elapsed while the medium was busy.
+        assert_eq!(t_frozen - t_timer, extra);
+    }
+
+    #[test]
+    fn with_an_idle_medium_both_waits_end_at_the_same_time() {
+        let p = params();
+        let (ack, t_timer, extra) = next_rts_after_busy(PacingWait::Timer, 0, &p);
+        let (_, t_frozen, _) = next_rts_after_busy(PacingWait::FrozenBackoff, 0, &p);
+        // The same wait and slots; the frozen counter also waits the DIFS that
+        // follows the ACK (the medium was busy until then), while the timer's
+        // backoff starts after more than a DIFS of idle medium.
+        assert_eq!(t_frozen - t_timer, p.timing.difs);
+        let slots = t_timer - (ack + extra);
+        assert!(slots % p.timing.slot == 0 && slots < 31 * p.timing.slot);
+    }
+
+    #[test]
+    fn timer_wait_holds_contention_but_not_answers() {
+        let p = params();
+        let (mut d, mut env) = (dcf(paced(PacingWait::Timer, PacingExtra::Exchange)), Env::default());
+        exchange(&mut d, &mut env, &p);
+        let (pace_at, _) = last(&env, MacTimer::Pace);
+        assert!(!d.backoff_busy(), "no backoff counts during the wait");
+        // A packet arrives with the medium idle: it waits for the timer.
+        d.send(out(2), &p, &mut env);
+        assert!(!d.timer_is_armed(MacTimer::Backoff) && !d.timer_is_armed(MacTimer::Defer));
+        // An RTS from node 1 during the wait is answered SIFS after it ends.
+        env.now += 100_000;
+        let rts = Frame { kind: FrameKind::Rts, ta: 1, ra: 0, nav: 2_000_000, seq: 0, retry: false, bytes: 20,
+                          airtime: p.rts_time, packet: NO_PACKET };
+        d.on_rx_start(&rts, 1e-6, true, &p, &mut env);
+        fire(&mut d, &mut env, MacTimer::Recv, &p);
+        fire(&mut d, &mut env, MacTimer::Defer, &p);
+        assert_eq!(env.sent.last().unwrap().kind, FrameKind::Cts);
+        assert!(env.now < pace_at);
+        // Our CTS is done before the wait ends; still no contention.
+        fire(&mut d, &mut env, MacTimer::Send, &p);
+        assert!(!d.backoff_busy());
+        fire(&mut d, &mut env, MacTimer::Pace, &p);
+        assert!(d.backoff_busy(), "the ordinary backoff starts when the wait ends");
+    }
+
+    #[test]
+    fn data_extra_is_the_data_frame_airtime() {
+        let p = params();
+        let (mut plain, mut e1) = (dcf(LinkPolicy::Standard), Env::default());
+        let (mut paced_d, mut e2) = (dcf(paced(PacingWait::FrozenBackoff, PacingExtra::Data)), Env::default());
+        let b_plain = exchange(&mut plain, &mut e1, &p);
+        let b_paced = exchange(&mut paced_d, &mut e2, &p);
+        let data = e2.sent.iter().find(|f| f.kind == FrameKind::Data).unwrap();
+        assert_eq!(b_paced - b_plain, data.airtime);
     }
 
     /// The latest expiry set for `t`.

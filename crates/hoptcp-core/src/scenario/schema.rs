@@ -5,7 +5,7 @@
 
 use crate::engine::time::from_secs;
 use crate::engine::Time;
-use crate::mac::{FrameFormat, PacingTrigger, SlotCount, Standard};
+use crate::mac::{FrameFormat, PacingExtra, PacingTrigger, PacingWait, SlotCount, Standard};
 use crate::net::ldm::{LdmEstimate, LdmParams};
 use crate::net::MarkAction;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
@@ -228,6 +228,13 @@ pub struct AdaptivePacingSpec {
     pub enabled: bool,
     /// "below_min_th" (tech report), "at_or_above_min_th" (INFOCOM), "always".
     pub trigger: PacingTrigger,
+    /// How the extra wait elapses: "frozen_backoff" (added to the backoff
+    /// counter) or "timer" (runs through busy medium; no contention meanwhile).
+    #[serde(skip_serializing_if = "PacingWait::is_default")]
+    pub wait: PacingWait,
+    /// How long it is: "exchange" (RTS+CTS+DATA+ACK) or "data" (the DATA frame).
+    #[serde(skip_serializing_if = "PacingExtra::is_default")]
+    pub extra: PacingExtra,
 }
 
 impl Default for MacSpec {

@@ -272,7 +272,7 @@ fn link_policy(mac: &MacSpec, seed: u64, node: u32) -> LinkPolicy {
         retry_avg: RetryAverage::new(spec.weight),
         min_th: spec.min_th,
         red: spec.enabled.then(|| LinkRed::new(params, RngStream::new(seed, node as u64, StreamPurpose::LinkRed))),
-        pacing: pacing.map(|a| AdaptivePacing::new(a.trigger)),
+        pacing: pacing.map(|a| AdaptivePacing::new(a.trigger).with_reading(a.wait, a.extra)),
         counters: Default::default(),
     })
 }
