@@ -37,6 +37,13 @@ QUICK = ("lred-calibration", "fu-lred-window", "fu-pacing", "fu-varsize")
     ({fl.PACE_ON: True, fl.TRIGGER: "at_or_above_min_th"}, "pacing (INFOCOM)"),
     ({fl.LRED_ON: True, fl.PACE_ON: True, fl.TRIGGER: "always"}, "LRED+pacing (always)"),
     ({fl.LRED_ON: "true", fl.PACE_ON: "false"}, "LRED"),
+    # the readings of pacing's wait (default: frozen backoff, one exchange; NaN = column absent)
+    ({fl.PACE_ON: True, fl.TRIGGER: "always", fl.WAIT: "timer"}, "pacing (always, timer)"),
+    ({fl.PACE_ON: True, fl.TRIGGER: "below_min_th", fl.EXTRA: "data"}, "pacing (TR, DATA)"),
+    ({fl.LRED_ON: True, fl.PACE_ON: True, fl.TRIGGER: "at_or_above_min_th", fl.WAIT: "timer", fl.EXTRA: "data"},
+     "LRED+pacing (INFOCOM, timer, DATA)"),
+    ({fl.PACE_ON: True, fl.WAIT: "frozen_backoff", fl.EXTRA: math.nan}, "pacing (TR)"),
+    ({fl.LRED_ON: False, fl.PACE_ON: False, fl.WAIT: "timer"}, "NewReno"),
 ])
 def test_scheme_names(row, scheme):
     assert fl.lred_scheme(row) == scheme

@@ -18,6 +18,7 @@ Schemes are set by the sweep parameters ``mac.link_red.enabled``,
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -47,12 +48,16 @@ MAX_TH = "mac.link_red.max_th"
 MAX_P = "mac.link_red.max_p"
 PACE_ON = "mac.adaptive_pacing.enabled"
 TRIGGER = "mac.adaptive_pacing.trigger"
+WAIT = "mac.adaptive_pacing.wait"
+EXTRA = "mac.adaptive_pacing.extra"
 ECN = "tcp.ecn"
 CONTENTION = "contention_drops"
 _NAN = Estimate(math.nan, math.nan, 0, math.nan)
 
 #: the papers' readings of the pacing trigger, by the core's option name
 READING = {"below_min_th": "TR", "at_or_above_min_th": "INFOCOM", "always": "always"}
+#: the readings of pacing's wait (`wait`, `extra`; docs/model.md): check-name suffix -> scheme-name suffix
+WAIT_READINGS = {"": "", "_timer": ", timer", "_data": ", DATA", "_timer_data": ", timer, DATA"}
 NR = "NewReno"
 
 
@@ -79,13 +84,27 @@ def _is_active(row: Mapping[str, Any]) -> bool:
         return False
 
 
+def _param(row: Mapping[str, Any], key: str, default: str) -> str:
+    v = row.get(key, default)
+    return default if v is None or v != v else str(v)  # NaN (the column absent for some runs)
+
+
+def pacing_wait_label(row: Mapping[str, Any]) -> str:
+    """The reading of pacing's wait, as a suffix of the scheme's name: nothing for the
+    default (the wait added to the frozen backoff, one whole exchange long), ", timer"
+    and/or ", DATA" otherwise (``[mac.adaptive_pacing] wait`` and ``extra``)."""
+    parts = [p for p, on in ((", timer", _param(row, WAIT, "frozen_backoff") == "timer"),
+                             (", DATA", _param(row, EXTRA, "exchange") == "data")) if on]
+    return "".join(parts)
+
+
 def lred_scheme(row: Mapping[str, Any]) -> str:
     """The scheme of one run from its parameters: NewReno, LRED, LRED (drop),
     pacing (TR|INFOCOM|always), LRED+pacing (TR|INFOCOM|always); Link RED at the side
     experiments' active setting (:data:`ACTIVE`) is "LRED active", and with
     ``action = "mark_ect_only"`` "..., ECT only"."""
     red, pace = _flag(row.get(LRED_ON, False)), _flag(row.get(PACE_ON, False))
-    reading = READING.get(str(row.get(TRIGGER, "below_min_th")), str(row.get(TRIGGER)))
+    reading = READING.get(str(row.get(TRIGGER, "below_min_th")), str(row.get(TRIGGER))) + pacing_wait_label(row)
     action = str(row.get(ACTION, "mark"))
     lred = "LRED active" if red and _is_active(row) else "LRED"
     if action == "mark_ect_only":
@@ -469,6 +488,9 @@ def lred_vs_best_fixed_of(scheme: str) -> Callable[..., Estimate]:
 _WINDOW_SCHEMES = {"nr": NR, "lred": "LRED", "lred_drop": "LRED (drop)", "lredp_tr": "LRED+pacing (TR)",
                    "lredp_infocom": "LRED+pacing (INFOCOM)", "lredp_always": "LRED+pacing (always)",
                    "active": "LRED active", "active_ect": "LRED active, ECT only"}
+for (_k, _r), (_wk, _wr) in itertools.product((("tr", "TR"), ("infocom", "INFOCOM"), ("always", "always")),
+                                              list(WAIT_READINGS.items())[1:]):
+    _WINDOW_SCHEMES[f"lredp_{_k}{_wk}"] = f"LRED+pacing ({_r}{_wr})"
 for _k, _s in _WINDOW_SCHEMES.items():
     globals()[f"lred_mode__{_k}"] = lred_window_mode_of(_s)
     globals()[f"lred_avgwin__{_k}"] = lred_avg_window_of(_s)
@@ -583,8 +605,9 @@ def lred_pacing_drop_ratio_of(scheme: str) -> Callable[..., Estimate]:
     return check
 
 
-for _k, _r in (("tr", "TR"), ("infocom", "INFOCOM"), ("always", "always")):
-    _s = f"pacing ({_r})"
+for (_k, _r), (_wk, _wr) in itertools.product((("tr", "TR"), ("infocom", "INFOCOM"), ("always", "always")),
+                                              WAIT_READINGS.items()):
+    _s, _k = f"pacing ({_r}{_wr})", f"{_k}{_wk}"
     globals()[f"lred_pacing_gain3__{_k}"] = lred_pacing_gain_of(_s, 3)
     globals()[f"lred_pacing_gain32__{_k}"] = lred_pacing_gain_of(_s, 32)
     globals()[f"lred_pacing_rtt3__{_k}"] = lred_pacing_rtt_ratio_of(_s, 3)
@@ -627,6 +650,96 @@ def lred_pacing_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
     for ax in (a1, a2, a3, a4):
         ax.legend(fontsize=6.5)
     return fig
+
+
+def lred_pacing_readings_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
+                                opts: Mapping[str, Any]) -> "Figure":
+    """The four readings of pacing's wait (frozen backoff or timer; one exchange or the DATA
+    frame), one column per trigger reading: throughput (top) and average RTT (bottom)
+    against MaxWin, NewReno in every panel."""
+    df = lred_with_scheme(ctx.runs)
+    prefix = str(opts.get("prefix", "pacing"))
+    triggers = [r for r in ("TR", "INFOCOM", "always") if df["scheme"].str.startswith(f"{prefix} ({r}").any()]
+    if not triggers:
+        raise SpecError(f"no runs of {prefix} in this entry")
+    fig = new_figure(*opts.get("size", (4.3 * len(triggers), 7.0)))
+    axes = fig.subplots(2, len(triggers), squeeze=False)
+    styles = {"": ("C1", "-"), ", timer": ("C4", "-"), ", DATA": ("C1", "--"), ", timer, DATA": ("C4", "--")}
+    ws = sorted(int(v) for v in df[WIN].unique())
+    for j, trig in enumerate(triggers):
+        top, bottom = axes[0][j], axes[1][j]
+        for name, (color, ls) in [(NR, ("0.25", "-")),
+                                  *[(f"{prefix} ({trig}{w})", st) for w, st in styles.items()]]:
+            g = df[df["scheme"] == name]
+            if g.empty:
+                continue
+            label = name if name == NR else ("frozen backoff" if ", timer" not in name else "timer") + \
+                (", DATA" if ", DATA" in name else ", exchange")
+            kw: dict[str, Any] = dict(marker="o", ms=3, capsize=2, color=color, ls=ls, label=label)
+            t = chain_means(g, WIN, GOODPUT)
+            top.errorbar(t[WIN], t["mean"] / 1e3, yerr=t["ci"].fillna(0) / 1e3, **kw)
+            r = chain_means(g, WIN, "flow.0.avg_rtt_s")
+            bottom.errorbar(r[WIN], 1e3 * r["mean"], yerr=1e3 * r["ci"].fillna(0), **kw)
+        top.axvline(WSTAR_7, color="C3", ls=":", lw=1)
+        for ax in (top, bottom):
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(ws, [str(v) for v in ws])
+            ax.legend(fontsize=6.5)
+        _style(top, "MaxWin (packets)", "Throughput (kb/s)", f"{prefix}, trigger {trig}")
+        _style(bottom, "MaxWin (packets)", "Average RTT (ms)")
+    return fig
+
+
+def _readings_rows(df: "pd.DataFrame", group: str | None, label: Callable[[Any], str],
+                   rtt: str | None) -> list[str]:
+    """Markdown rows: per group value and pacing scheme, goodput (kb/s, 95% CI), its gain
+    over NewReno in the same group (%), Jain's index and (optionally) the RTT ratio."""
+    rows = []
+    groups = [None] if group is None else sorted(df[group].unique(), key=str)
+    for g in groups:
+        d = df if g is None else df[df[group] == g]
+        nr = d[d["scheme"] == NR]
+        if nr.empty:
+            continue
+        for sc in [NR, *sorted(x for x in d["scheme"].unique() if x != NR)]:
+            a = d[d["scheme"] == sc]
+            k = mean_ci(a[GOODPUT] / 1e3)
+            gain = _gain_pct(mean_ci(a[GOODPUT]), mean_ci(nr[GOODPUT]))
+            fair = mean_ci(_fairness(a))
+            r = lred_ratio(mean_ci(a[rtt]), mean_ci(nr[rtt])) if rtt and rtt in a.columns else _NAN
+            ci = "" if k.ci != k.ci else f" ± {k.ci:.1f}"
+            gci = "" if gain.ci != gain.ci else f" ± {gain.ci:.1f}"
+            rows.append(f"| {label(g)} | {sc} | {k.mean:.1f}{ci} | {'—' if sc == NR else f'{gain.mean:+.1f}{gci}'} | "
+                        f"{fair.mean:.3f} | {'—' if sc == NR or r.mean != r.mean else f'{r.mean:.3f}'} |")
+    return rows
+
+
+_READINGS_HEAD = ("| {what} | scheme | goodput (kb/s) | gain over NewReno (%) | Jain's index | RTT ÷ NewReno's |\n"
+                  "|---|---|---|---|---|---|")
+
+
+def lred_readings_tables(ctx: "Context") -> dict[str, Any]:
+    """``readings_table``: every pacing reading of the entry beside NewReno, per MaxWin (fu-pacing),
+    per case (fu-lred-topologies) or per chain length and flow count (fu-lred-chains)."""
+    df = lred_with_scheme(ctx.runs)
+    if "name" in df.columns:
+        group, what, label = "name", "case", str
+    elif HOPS in df.columns:
+        df = df.assign(_g=[f"{int(h)} hops, {int(n) if n == n else 1} flow(s)"
+                           for h, n in zip(df[HOPS], df[COUNT] if COUNT in df.columns else [1] * len(df))])
+        group, what, label = "_g", "chain", str
+    else:
+        group, what, label = WIN, "MaxWin", lambda w: str(int(w))
+    # the RTT ratio for the one-flow chain of fu-pacing only (several flows have several RTTs)
+    rtt = "flow.0.avg_rtt_s" if group == WIN and "flow.0.avg_rtt_s" in df.columns else None
+    if group == "_g":
+        order = sorted(df["_g"].unique(), key=lambda t: (int(t.split()[0]), t))
+        rows = []
+        for g in order:
+            rows += _readings_rows(df[df["_g"] == g], None, lambda _, g=g: g, rtt)
+    else:
+        rows = _readings_rows(df, group, label, rtt)
+    return {"readings_table": "\n".join([_READINGS_HEAD.format(what=what), *rows])}
 
 
 # --------------------------------------------------------------------------------------
@@ -697,8 +810,8 @@ def lred_chain_window_of(scheme: str, flows: int) -> Callable[..., Estimate]:
     return check
 
 
-for _k, _r in (("tr", "TR"), ("infocom", "INFOCOM")):
-    _s = f"LRED+pacing ({_r})"
+for (_k, _r), (_wk, _wr) in itertools.product((("tr", "TR"), ("infocom", "INFOCOM")), WAIT_READINGS.items()):
+    _s, _k = f"LRED+pacing ({_r}{_wr})", f"{_k}{_wk}"
     for _n in (1, 6):
         globals()[f"lred_chain_gain_short__{_k}_{_n}"] = lred_chain_gain_of(_s, _n, False)
         globals()[f"lred_chain_gain_long__{_k}_{_n}"] = lred_chain_gain_of(_s, _n, True)
