@@ -36,12 +36,13 @@ if TYPE_CHECKING:  # pragma: no cover
 GOODPUT = "aggregate_goodput_bps"
 HOPS = "topology.hops"
 WIN = "tcp.max_window"
+COUNT = "flows.0.count"
 PACE_ON = "mac.adaptive_pacing.enabled"
 LDM_ON = "ip.ldm.enabled"
 ESTIMATE = "ip.ldm.estimate"
 ROUTING = "routing.protocol"
 SCHEMES = ("regular", "restrained", "pacing", "ldm-est", "ldm-oracle")
-LABEL = {"regular": "regular TCP", "restrained": "restrained (W*)", "pacing": "adaptive pacing",
+LABEL = {"regular": "regular TCP", "restrained": "restrained (printed window)", "pacing": "adaptive pacing",
          "ldm-est": "LDM (estimated)", "ldm-oracle": "LDM (oracle)"}
 COLOR = {"regular": "0.25", "restrained": "C2", "pacing": "C1", "ldm-est": "C0", "ldm-oracle": "C4"}
 _NAN = Estimate(math.nan, math.nan, 0, math.nan)
@@ -53,13 +54,43 @@ def _flag(v: Any) -> bool:
     return bool(v) and v == v  # NaN -> False
 
 
+#: Lee et al.'s restrained windows as printed (§IV-B: "a restrained window size of three", "of
+#: 5", "of 7"; §IV-C: "a window size of 1", "of 2", "of 2"; App. II, the cross: 2 per flow),
+#: by (flows, hops); ``tcp.max_window = "lee"`` in a sweep point asks for them
+LEE_WINDOWS = {(1, 7): 3, (1, 15): 5, (1, 24): 7, (3, 7): 1, (3, 15): 2, (3, 24): 2}
+LEE_CROSS_WINDOW = 2
+
+
+def ldm_lee_windows(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
+    """Derive for the LDM entries: chains carry their flows end to end (as
+    ``chain_flow_to_end``), and a point with ``tcp.max_window = "lee"`` gets the paper's
+    printed restrained window for its flow count and chain length (the cross: 2)."""
+    from .fu_chain import chain_flow_to_end
+
+    doc = base.document
+    kind = str(params.get("topology.kind", (doc.get("topology") or {}).get("kind", "chain")))
+    out: dict[str, Any] = chain_flow_to_end(params, base) if kind == "chain" else {}
+    if str(params.get(WIN, "")) == "lee":
+        if kind != "chain":
+            out[WIN] = LEE_CROSS_WINDOW
+        else:
+            flows = int(params.get(COUNT, ((doc.get("flows") or [{}])[0]).get("count", 1)))
+            hops = int(params.get(HOPS, (doc.get("topology") or {}).get("hops", 0)))
+            if (flows, hops) not in LEE_WINDOWS:
+                raise SpecError(f"tcp.max_window = \"lee\": the paper prints no restrained window for "
+                                f"{flows} flow(s) over {hops} hops (it has {sorted(LEE_WINDOWS)})")
+            out[WIN] = LEE_WINDOWS[(flows, hops)]
+    return out
+
+
 def ldm_scheme(row: Mapping[str, Any]) -> str:
-    """The scheme of one run from its sweep parameters."""
+    """The scheme of one run from its sweep parameters ("lee": the paper's printed
+    restrained windows; "wstar": each flow's W*, the earlier reading)."""
     if _flag(row.get(LDM_ON, False)):
         return "ldm-oracle" if str(row.get(ESTIMATE, "estimated")) == "oracle" else "ldm-est"
     if _flag(row.get(PACE_ON, False)):
         return "pacing"
-    if str(row.get(WIN, "")) == "wstar":
+    if str(row.get(WIN, "")) in ("wstar", "lee"):
         return "restrained"
     return "regular"
 
@@ -404,7 +435,6 @@ def ldm_window_values(ctx: "Context") -> dict[str, Any]:
 # Figs. 6 and 7: LDM against regular TCP and adaptive pacing, as '+', '0', '-'
 # --------------------------------------------------------------------------------------
 
-COUNT = "flows.0.count"
 #: the paper's categories: (row name, column of ldm_frame, higher is better)
 CATEGORIES = (("Throughput", "kbps", True), ("RTS Collisions", "rts_collisions", False),
               ("Round-Trip Time", "rtt_ms", False), ("Loss Rate", "loss", False))
