@@ -344,6 +344,20 @@ def lred_cal_best_of(action: str, what: str) -> Callable[..., Estimate]:
 lred_cal_window7_ect_only = lred_cal_best_of("mark_ect_only", "7")
 
 
+def lred_calibration_values(ctx: "Context") -> dict[str, Any]:
+    """The chosen setting, its score and per-chain ratios, and the best score among the settings
+    with the smallest min_th, for the notes (RFC 3168 marking)."""
+    table = lred_calibration_table(ctx.runs)
+    c = lred_calibration_choice(table)
+    ratios = ", ".join(f"{k.split('_')[1]} hops {c[k].mean:.3f}" for k in sorted(c, key=lambda k: (len(k), k))
+                       if k.startswith("ratio_"))
+    lo = table[table["min_th"] == table["min_th"].min()]
+    return {"cal_choice": f"min_th {c['min_th']:g}, max_th {c['max_th']:g}, max_p {c['max_p']:g}",
+            "cal_score": f"{c['score']:.3f}", "cal_ratios": ratios,
+            "cal_top_min_th": f"{table['min_th'].max():g}",
+            "cal_low_best": f"{lo['score'].max():.3f}", "cal_low_min_th": f"{lo['min_th'].iloc[0]:g}"}
+
+
 def lred_calibration_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                             opts: Mapping[str, Any]) -> "Figure":
     """Left (one panel per max_th): the score of every (min_th, max_p), the choice
