@@ -305,6 +305,31 @@ jiang_retry_delivered_6h_74 = _metric_at(RECEIVED, {HOPS: 6, WIN: 8, SRL: 7})
 jiang_retry_delivered_12h_74 = _metric_at(RECEIVED, {HOPS: 12, WIN: 4, SRL: 7})
 
 
+def _oscillation_ratio(where: Mapping[str, Any], stat: str) -> Callable[..., Estimate]:
+    """§5.2's "much lower throughput oscillation" with retry limits 14/10: the statistic of the
+    per-second packet counts (mean over seeds) at 14/10 over the same at 7/4; ``stat`` is
+    "zero" (seconds with nothing received) or "cv" (coefficient of variation)."""
+    f = _zero_seconds if stat == "zero" else _cv
+
+    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+        def at(srl: int) -> Estimate:
+            return _per_run(ctx, runs, {**where, SRL: srl}, lambda s, p: float(f(_pkts_per_s(s, 0, _payload(ctx, p)))))
+        a, b = at(14), at(7)
+        if not b.mean > 0:
+            return Estimate(math.nan, math.nan, 0, math.nan)
+        return Estimate(a.mean / b.mean, math.nan, min(a.n, b.n), math.nan)
+
+    what = "seconds with no packet received" if stat == "zero" else "coefficient of variation of packets per second"
+    check.__doc__ = f"{what.capitalize()} with retry limits 14/10 over 7/4 at {dict(where)} (means over seeds)."
+    return check
+
+
+jiang_retry_zero_ratio_6h = _oscillation_ratio({HOPS: 6, WIN: 8}, "zero")
+jiang_retry_zero_ratio_12h = _oscillation_ratio({HOPS: 12, WIN: 4}, "zero")
+jiang_retry_cv_ratio_6h = _oscillation_ratio({HOPS: 6, WIN: 8}, "cv")
+jiang_retry_cv_ratio_12h = _oscillation_ratio({HOPS: 12, WIN: 4}, "cv")
+
+
 def jiang_retry_values(ctx: "Context") -> dict[str, Any]:
     rows = []
     for (h, w, s), g in ctx.runs.groupby([HOPS, WIN, SRL], sort=True):
