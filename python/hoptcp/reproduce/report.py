@@ -641,23 +641,114 @@ def _evidence_md(c: ClaimResult) -> list[str]:
     return ["", f"{head}, for each point where the rule fails:", ""] + [f"- {r.label}: {line(r)}" for r in failing]
 
 
+@dataclass(frozen=True)
+class AllPlan:
+    """What ``reproduce all`` will do: runs per entry, how many the store holds already, and the
+    simulation time the last reports in the output directory measured (None: no earlier report)."""
+
+    entries: list[tuple[str, int, int, float | None]]  # (id, runs, stored, summed wall time of a full earlier run)
+
+    @property
+    def runs(self) -> int:
+        return sum(n for _, n, _, _ in self.entries)
+
+    @property
+    def stored(self) -> int:
+        return sum(k for _, _, k, _ in self.entries)
+
+    def expected_s(self, workers: int) -> tuple[float, int]:
+        """(expected wall seconds of the runs still to do on ``workers`` cores, entries without an
+        earlier report to estimate from)."""
+        total, unknown = 0.0, 0
+        for _, n, k, wall in self.entries:
+            if n > k and wall is None:
+                unknown += 1
+            elif n > k and wall is not None:
+                total += wall * (n - k) / n
+        return total / max(1, workers), unknown
+
+    def line(self, workers: int, dask: bool) -> str:
+        secs, unknown = self.expected_s(workers)
+        where = "on the Dask cluster (estimated for one core)" if dask else f"on {workers} core{'s' if workers > 1 else ''}"
+        eta = (f"about {_duration(secs)} {where}" if secs or not unknown else "unknown")
+        more = f"; no earlier report to estimate {unknown} entr{'y' if unknown == 1 else 'ies'} from" if unknown else ""
+        return (f"reproduce all: {len(self.entries)} entries, {self.runs} runs, {self.stored} already in the store, "
+                f"{self.runs - self.stored} to run; expected {eta}{more} (from the simulation time summed in "
+                "the earlier reports)")
+
+
+def _duration(secs: float) -> str:
+    if secs < 90:
+        return f"{secs:.0f} s"
+    if secs < 5400:
+        return f"{secs / 60:.0f} min"
+    return f"{secs / 3600:.1f} h"
+
+
+def _earlier_wall(report: Path) -> float | None:
+    """The simulation wall time an earlier report of the same entry summed over its runs."""
+    import re
+
+    if not report.is_file():
+        return None
+    m = re.search(r"^\| simulation wall time \| ([0-9.]+) s summed", report.read_text(encoding="utf-8"), re.M)
+    return float(m[1]) if m else None
+
+
+def plan_all(entries: list[Entry], out: Path, *, quick: bool, store: str | Path = DEFAULT_STORE) -> AllPlan:
+    """Count the runs of every entry (main and side sweeps) and those the store already holds."""
+    from ..store import Store
+    from ..sweep import plan
+
+    rows = []
+    with Store(store) as db:
+        for e in entries:
+            n = k = 0
+            try:
+                for spec, derive in [(e.sweep_spec(quick), e.derive_fn()),
+                                     *[(s.sweep_spec(e.id, quick), s.derive_fn()) for s in e.sides]]:
+                    p = plan(spec, derive)
+                    n += len(p.tasks)
+                    k += len(db.existing([t.key for t in p.tasks], p.version))
+            except SpecError:
+                continue  # reported when the entry runs
+            rows.append((e.id, n, k, _earlier_wall(out / e.id / "report.md")))
+    return AllPlan(rows)
+
+
 def reproduce_all(out: str | Path, *, quick: bool = False, store: str | Path = DEFAULT_STORE,
-                  jobs: int | None = None, dask: Any = None, progress: bool = True) -> Path:
-    """Reproduce every entry into ``out/<id>/`` and write ``out/index.md``."""
+                  jobs: int | None = None, dask: Any = None, progress: bool = True,
+                  only: list[str] | None = None) -> Path:
+    """Reproduce every entry (or those named in ``only``) into ``out/<id>/`` from this build, and
+    write ``out/index.md`` and ``out/headlines.md`` from the reports. Runs already in the store
+    are not run again, so an interrupted call resumes where it stopped."""
+    import os
+
+    from ..runner import log
+    from .index import headlines_md, index_md, read_report
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    lines = ["# hoptcp reproductions" + (" (quick)" if quick else ""), "",
-             "| entry | title | paper | verdict | claims |", "|---|---|---|---|---|"]
-    for entry in catalogue():
+    entries = [get_entry(i) for i in only] if only else catalogue()
+    the_plan = plan_all(entries, out, quick=quick, store=store)
+    workers = jobs or os.cpu_count() or 1
+    print(the_plan.line(workers, dask is not None), flush=True)
+    t0 = time.perf_counter()
+    summaries, errors = [], []
+    for entry in entries:
         try:
             rep = reproduce(entry, out / entry.id, quick=quick, store=store, jobs=jobs, dask=dask,
                             progress=progress)
         except (SpecError, RunError) as exc:
-            lines.append(f"| {entry.id} | {entry.title} | {entry.paper} | **error** | {exc} |")
+            errors.append(f"| {entry.id} | {entry.title} | {entry.paper} | **error** | {exc} |")
+            log(f"reproduce all: {entry.id}: error: {exc}", True)
             continue
-        claims = "; ".join(f"{c.claim.name}: {c.verdict}" for c in rep.claims)
-        lines.append(f"| [{entry.id}]({entry.id}/report.md) | {entry.title} | {entry.paper} | "
-                     f"**{rep.verdict}** | {claims} |")
+        summaries.append(read_report(entry, rep.report))
     index = out / "index.md"
-    index.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index.write_text(index_md(summaries) + ("\nEntries that could not be reproduced:\n\n| entry | title | paper | "
+                                            "verdict | error |\n|---|---|---|---|---|\n" + "\n".join(errors) + "\n"
+                                            if errors else ""), encoding="utf-8")
+    (out / "headlines.md").write_text(headlines_md(summaries), encoding="utf-8")
+    print(f"reproduce all: {len(summaries)} reports from core {build_name()} in {_duration(time.perf_counter() - t0)}"
+          + (f"; {len(errors)} entries failed" if errors else ""), flush=True)
     return index
