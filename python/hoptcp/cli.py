@@ -697,7 +697,7 @@ def model_linkdrop(extra: tuple[str, ...], as_json: bool) -> None:
 # --- reproduce ------------------------------------------------------------------------
 
 @cli.command()
-@click.argument("entry", required=False, metavar="ID|all")
+@click.argument("entry", required=False, metavar="ID|all|index")
 @click.option("--list", "list_", is_flag=True, help="List the catalogue.")
 @click.option("--quick", is_flag=True, help="Few seeds and short runs (for CI and a first look).")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
@@ -707,9 +707,19 @@ def model_linkdrop(extra: tuple[str, ...], as_json: bool) -> None:
 @_store_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--check", is_flag=True, help="Exit with status 1 if any claim's verdict is \"fail\".")
+@click.option("--only", default=None, metavar="ID,ID",
+              help="With 'all': only these entries (comma-separated).")
+@click.option("--readme", type=click.Path(dir_okay=False), default=None,
+              help="With 'index': the README whose generated tables to rewrite (default: ./README.md if present).")
 def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs: int | None,
-              dask_addr: str | None, store: str | None, quiet: bool, check: bool) -> int:
-    """Reproduce a paper's figure or table: runs, plots, paper-vs-hoptcp report."""
+              dask_addr: str | None, store: str | None, quiet: bool, check: bool, only: str | None,
+              readme: str | None) -> int:
+    """Reproduce a paper's figure or table: runs, plots, paper-vs-hoptcp report.
+
+    'all' reproduces every entry from this build (resuming from the store); 'index' rewrites
+    index.md and headlines.md in --out (default docs/reproductions) and the README's generated
+    tables from the written reports.
+    """
     from . import reproduce as rep
     from .store import DEFAULT_STORE
 
@@ -721,7 +731,21 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
                                 right_from=4, wrap=(1, 2, 3)))
         return 0
     if not entry:
-        raise SpecError("reproduce: give an entry id, 'all', or --list")
+        raise SpecError("reproduce: give an entry id, 'all', 'index', or --list")
+    if only is not None and entry != "all":
+        raise SpecError(f"--only {only}: only with 'all'")
+    if readme is not None and entry != "index":
+        raise SpecError(f"--readme {readme}: only with 'index'")
+    if entry == "index":
+        from .reproduce.index import write_index
+
+        reports = Path(out or "docs/reproductions")
+        if not reports.is_dir():
+            raise SpecError(f"reproduce index: --out {reports}: no such directory of reports")
+        readme_path = Path(readme) if readme else (Path("README.md") if Path("README.md").is_file() else None)
+        for path in write_index(reports, readme_path):
+            click.echo(f"wrote {path}")
+        return 0
     if dask_addr is not None:
         from .runner import check_dask_address
 
@@ -731,7 +755,10 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
     if entry == "all":
         if check:
             raise SpecError("--check needs one entry id (run each entry with --check), not 'all'")
-        index = rep.reproduce_all(Path(out or "hoptcp-reproduce"), **kw)
+        ids = [i.strip() for i in only.split(",") if i.strip()] if only is not None else None
+        if ids is not None and not ids:
+            raise SpecError(f"--only {only!r}: expected entry ids separated by commas")
+        index = rep.reproduce_all(Path(out or "hoptcp-reproduce"), only=ids, **kw)
         click.echo(f"wrote {index}")
         return 0
     result = rep.reproduce(entry, Path(out or Path("hoptcp-reproduce") / entry), **kw)

@@ -225,7 +225,7 @@ def test_calibration_defaults_are_the_cores(real_core):
 def test_quick_variant_writes_report_and_figures(real_core, tmp_path, eid):
     rep = reproduce(eid, tmp_path / eid, quick=True, store=tmp_path / "r.db", jobs=2, progress=False)
     text = rep.report.read_text()
-    assert "## Claims" in text and "quick run" in text
+    assert "## Claims" in text and "(quick: " in text and "| run | quick: " in text
     entry = get_entry(eid)
     assert len(rep.claims) == len(entry.claims)
     bad = [c.claim.name for c in rep.claims if c.verdict in ("error", "no data")]

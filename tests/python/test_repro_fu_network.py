@@ -72,14 +72,16 @@ def test_topology_case_builder_lays_out_every_case():
         fn.net_topology_case({"name": "ring"}, base)
 
 
-def test_paper_numbers_and_generated_checks():
+def test_paper_numbers_and_parameterised_checks():
     assert round(fn.CASES["grid12"].paper_loss_pct, 1) == 20.9
     assert round(fn.CASES["chain6x6"].paper_loss_pct, 1) == 8.7
-    for case in fn.CASES:
-        for what in ("best_kbps", "unbounded_kbps", "loss_pct", "best_window", "avg_window"):
-            assert find("check", f"net_{what}__{case}") is not None
-    for node in range(9):
-        assert find("check", f"net_queue_max__node_{node}") is not None
+    assert find("check", "net_case") is fn.net_case and find("check", "net_node_queue") is fn.net_node_queue
+    with pytest.raises(SpecError, match="measure = 'best'; allowed: best_kbps"):
+        fn.net_case(None, pd.DataFrame(), {}, measure="best", case="chain6x6")
+    with pytest.raises(SpecError, match="case = 'ring'; allowed: chain6x6"):
+        fn.net_case(None, pd.DataFrame(), {}, measure="best_kbps", case="ring")
+    with pytest.raises(SpecError, match="node = 'J'; allowed: A, B"):
+        fn.net_node_queue(None, pd.DataFrame(), {}, node="J", stat="queue_max")
 
 
 # --- checks on hand-made runs ---------------------------------------------------------
@@ -161,7 +163,7 @@ def test_random_topologies_of_the_sweep_are_connected(real_core):
 def test_quick_variant_writes_report_and_figures(real_core, tmp_path, eid):
     rep = reproduce(eid, tmp_path / eid, quick=True, store=tmp_path / "r.db", jobs=2, progress=False)
     text = rep.report.read_text()
-    assert "## Claims" in text and "quick run" in text
+    assert "## Claims" in text and "(quick: " in text and "| run | quick: " in text
     entry = get_entry(eid)
     assert len(rep.claims) == len(entry.claims)
     assert all(c.verdict != "error" for c in rep.claims), [c.claim.name for c in rep.claims if c.verdict == "error"]

@@ -26,7 +26,15 @@ SWEEP_KEYS = {"grid", "zip", "set", "seeds", "replications"}
 QUICK_KEYS = SWEEP_KEYS | {"duration_s"}
 SIDE_KEYS = SWEEP_KEYS | {"name", "description", "scenario", "derive", "quick"}
 CLAIM_KEYS = {"name", "paper", "paper_value", "paper_by", "paper_values", "value", "check", "reference", "rule", "per_point",
-              "known_difference", "evidence", "unit", "scale"}
+              "known_difference", "evidence", "unit", "scale", "kind", "agreement_margin", "headline"}
+#: what a claim is: a statement of the paper (counted in the paper tallies) or something shown
+#: beside them: a side experiment's diagnostic, a duplicate of a claim another entry scores, or a
+#: requirement of this project's own issues
+CLAIM_KINDS = {"paper": "paper claim", "side": "side experiment", "duplicate": "duplicate",
+               "project": "this project's requirement"}
+#: placeholders every text may use without a values function: ``{run}`` is "5 seeds × 300 s"
+#: (full) or "quick: 2 seeds × 100 s"
+BUILTIN_VALUES = {"run"}
 FIGURE_KEYS_REQUIRED = {"function", "file"}
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -38,7 +46,9 @@ class Rule:
     """A verdict rule, written in words and evaluated here.
 
     Forms: ``within P% of reference|paper|NUMBER``, ``within D of ...`` (absolute),
-    ``within A..B``, ``at least X``, ``at most X`` (X a number, ``reference`` or ``paper``).
+    ``within A..B``, ``at least X``, ``at most X`` (X a number, ``reference`` or ``paper``),
+    and ``within seed range``: the paper's number, from one run, lies between the smallest and
+    the largest of hoptcp's per-seed values (not compared with their mean).
     ``model`` is a synonym of ``reference``.
     """
 
@@ -59,8 +69,10 @@ class Rule:
             return cls(text, "range", float(m[1]), float(m[2]))
         if m := re.fullmatch(rf"at (least|most) {_REF}", t):
             return cls(text, "min" if m[1] == "least" else "max", target=_target(m[2]))
+        if re.fullmatch(r"(paper )?within (the )?seed range", t):
+            return cls(text, "seedrange", target="paper")
         raise SpecError(f"rule '{text}': not understood; write 'within P% of reference', 'within D of paper', "
-                        "'within A..B', 'at least X' or 'at most X'")
+                        "'within A..B', 'at least X', 'at most X' or 'within seed range'")
 
     @property
     def needs(self) -> str | None:
@@ -69,7 +81,26 @@ class Rule:
     @property
     def two_sided(self) -> bool:
         """True for a tolerance on both sides (``within ...``); False for ``at least`` / ``at most``."""
-        return self.kind in ("rel", "abs", "range")
+        return self.kind in ("rel", "abs", "range", "seedrange")
+
+    @property
+    def per_seed(self) -> bool:
+        """True when the rule reads hoptcp's per-seed values, not their mean."""
+        return self.kind == "seedrange"
+
+    def evaluate_seeds(self, values: list[float], paper: float | None, scale: float = 1.0,
+                       unit: str = "") -> tuple[bool | None, str]:
+        """``within seed range``: (holds, text) for the per-seed values of one point."""
+        u = f" {unit}" if unit and unit != "%" else unit
+        xs = [v for v in values if not math.isnan(v)]
+        if not xs:
+            return None, "no value"
+        if paper is None:
+            return None, "no paper value"
+        lo, hi = min(xs), max(xs)
+        inside = lo <= paper <= hi
+        return inside, (f"paper {paper * scale:.4g}{u} {'inside' if inside else 'outside'} the range of "
+                        f"{len(xs)} seeds [{lo * scale:.4g}, {hi * scale:.4g}]{u}")
 
     def evaluate(self, value: float, reference: float | None, paper: float | None, scale: float = 1.0,
                  unit: str = "") -> tuple[bool | None, str]:
@@ -78,8 +109,12 @@ class Rule:
         u = f" {unit}" if unit and unit != "%" else unit
         if value is None or math.isnan(value):
             return None, "no value"
+        if self.kind == "seedrange":
+            return None, "needs per-seed values"
         if self.kind == "range":
-            return self.a <= value <= self.b, f"{value * scale:.4g}{u} in [{self.a * scale:g}, {self.b * scale:g}]"
+            inside = self.a <= value <= self.b
+            return inside, (f"{value * scale:.4g}{u} {'in' if inside else 'outside'} "
+                            f"[{self.a * scale:g}, {self.b * scale:g}]")
         target = {"reference": reference, "paper": paper}.get(self.target, self.target)  # type: ignore[arg-type]
         if target is None or (isinstance(target, float) and math.isnan(target)):
             return None, f"no {self.target} value"
@@ -111,6 +146,8 @@ class Claim:
     rule: Rule
     value: str | None = None  # a metric aggregated over runs (mean ± CI) ...
     check: str | None = None  # ... or a function in checks.py
+    #: the keyword arguments of a parameterised check (``check = { fn = "...", arg = ... }``)
+    check_args: Mapping[str, Any] = field(default_factory=dict)
     reference: str | None = None  # a function in checks.py giving the reference value per point
     paper_value: float | None = None
     #: per-point printed numbers: the value of sweep parameter ``paper_by`` -> the paper's number
@@ -123,6 +160,18 @@ class Claim:
     evidence: str | None = None
     unit: str = ""
     scale: float = 1.0
+    #: "paper" (counted in the paper tallies), "side", "duplicate" or "project" (shown only)
+    kind: str = "paper"
+    #: equivalence margin of the hoptcp / ns-2.35 agreement test: a number in the claim's unit as
+    #: shown, or "P%" of the paper's value; None: the default (:mod:`hoptcp.reproduce.agreement`)
+    agreement_margin: float | str | None = None
+    #: one of the paper's headline results (docs/reproductions/headlines.md)
+    headline: bool = False
+
+    @property
+    def counted(self) -> bool:
+        """Whether the claim counts in the paper tallies."""
+        return self.kind == "paper"
 
     @property
     def printed(self) -> list[float]:
@@ -297,9 +346,21 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
         _check_keys(cw, c, CLAIM_KEYS)
         if ("value" in c) == ("check" in c):
             raise SpecError(f"{cw}: give exactly one of 'value' (a metric) or 'check' (a function in checks.py)")
-        for key in ("check", "reference", "evidence"):
+        check, check_args = _check_ref(cw, c.get("check"))
+        for key in ("reference", "evidence"):
             if key in c:
                 _function(cw, key, c[key], key)
+        kind = c.get("kind", "paper")
+        if kind not in CLAIM_KINDS:
+            raise SpecError(f"{cw}: kind = {kind!r}; allowed: {', '.join(CLAIM_KINDS)}")
+        margin = c.get("agreement_margin")
+        number = isinstance(margin, (int, float)) and not isinstance(margin, bool) and margin > 0
+        pct = isinstance(margin, str) and re.fullmatch(rf"{_NUM} ?%", margin.strip()) is not None
+        if margin is not None and not (number or pct):
+            raise SpecError(f"{cw}: agreement_margin = {margin!r}; expected a positive number (in the claim's unit) "
+                            "or a percentage of the paper's value such as \"5%\"")
+        if not isinstance(c.get("headline", False), bool):
+            raise SpecError(f"{cw}: headline = {c['headline']!r}; expected true or false")
         ref = c.get("reference")
         rule = Rule.parse(_need(cw, c, "rule", str))
         if rule.needs == "reference" and ref is None:
@@ -313,6 +374,9 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
             raise SpecError(f"{cw}: paper_values must be a list of [parameter value, printed number] pairs")
         if "paper_by" in c and not c.get("per_point"):
             raise SpecError(f"{cw}: paper_values are per point: set per_point = true")
+        if rule.per_seed and "paper_value" not in c and "paper_values" not in c:
+            raise SpecError(f"{cw}: rule '{rule.text}' places the paper's number among hoptcp's seeds, but no "
+                            "'paper_value' (or 'paper_by' + 'paper_values') is given")
         if "paper_value" in c and not isinstance(c["paper_value"], (int, float)):
             raise SpecError(f"{cw}: paper_value must be a number, got {c['paper_value']!r}")
         if rule.needs == "paper" and "paper_value" not in c and "paper_values" not in c:
@@ -322,10 +386,11 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
             _check_text(cw, "known_difference", c["known_difference"], values)
         claim = Claim(
             name=_need(cw, c, "name", str), paper=_need(cw, c, "paper", str), rule=rule, value=c.get("value"),
-            check=c.get("check"), reference=ref, paper_value=c.get("paper_value"),
+            check=check, check_args=check_args, reference=ref, paper_value=c.get("paper_value"),
             paper_by=c.get("paper_by"), paper_values=tuple((p[0], float(p[1])) for p in pairs),
             per_point=bool(c.get("per_point", False)), known_difference=c.get("known_difference", ""),
-            evidence=c.get("evidence"), unit=c.get("unit", ""), scale=float(c.get("scale", 1.0)))
+            evidence=c.get("evidence"), unit=c.get("unit", ""), scale=float(c.get("scale", 1.0)), kind=kind,
+            agreement_margin=margin, headline=bool(c.get("headline", False)))
         _check_rule_against_print(cw, claim)
         claims.append(claim)
     figs = []
@@ -371,6 +436,30 @@ def _function(where: str, key: str, name: Any, kind: str) -> None:
                         "or hoptcp.reproduce.lib")
 
 
+def _check_ref(where: str, ref: Any) -> tuple[str | None, dict[str, Any]]:
+    """A claim's ``check``: a function name, or a table ``{ fn = "name", arg = value, ... }`` whose
+    other keys are the function's keyword arguments (checked against its signature now)."""
+    import inspect
+
+    from .registry import find
+
+    if ref is None:
+        return None, {}
+    if isinstance(ref, str):
+        _function(where, "check", ref, "check")
+        return ref, {}
+    if not isinstance(ref, dict) or not isinstance(ref.get("fn"), str):
+        raise SpecError(f"{where}: check = {ref!r}; expected a function name or a table {{ fn = \"name\", ... }}")
+    name, args = ref["fn"], {k: v for k, v in ref.items() if k != "fn"}
+    _function(where, "check", name, "check")
+    fn = find("check", name)
+    try:
+        inspect.signature(fn).bind(None, None, None, **args)  # type: ignore[arg-type]
+    except TypeError as exc:
+        raise SpecError(f"{where}: check '{name}' with {', '.join(args) or 'no arguments'}: {exc}") from None
+    return name, args
+
+
 def _sides(where: str, doc: Any, scenario: Scenario, label: str, derive: str | None) -> tuple[SideSweep, ...]:
     if not isinstance(doc, list):
         raise SpecError(f"{where}: side must be an array of tables ([[side]]), got {doc!r}")
@@ -406,7 +495,7 @@ def _check_rule_against_print(where: str, claim: Claim) -> None:
         raise SpecError(f"{where}: rule '{rule.text}' is one-sided, but the claim compares with a printed number "
                         f"({', '.join(f'{p:g}' for p in printed)}); use 'within P% of paper', 'within D of paper' "
                         "or 'within A..B' (one-sided, 'a loss of about 4%' would be passed by 40%)")
-    if rule.needs == "reference":
+    if rule.needs == "reference" or rule.per_seed:
         return
     for p in printed:
         if rule.evaluate(p, None, p)[0] is not True:
@@ -433,7 +522,7 @@ def placeholders(where: str, text: str) -> list[str]:
 def _check_text(where: str, key: str, text: Any, values: list[str]) -> None:
     if not isinstance(text, str):
         raise SpecError(f"{where}: {key} must be a string, got {text!r}")
-    fields = placeholders(f"{where} {key}", text)
+    fields = [f for f in placeholders(f"{where} {key}", text) if f not in BUILTIN_VALUES]
     if fields and not values:
         raise SpecError(f"{where}: {key} has placeholders ({', '.join('{' + f + '}' for f in fields)}) but the "
                         "entry names no 'values' function to fill them")

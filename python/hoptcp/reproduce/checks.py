@@ -2,7 +2,8 @@
 
 ``reference`` functions give the value a claim is compared with, for one sweep point:
 ``f(ctx, point) -> float``. ``check`` functions compute hoptcp's value from the runs
-when a plain metric mean will not do: ``f(ctx, runs, point) -> Estimate | float``.
+when a plain metric mean will not do: ``f(ctx, runs, point) -> Estimate | float``; a
+parameterised check (``check = { fn = "name", arg = value }``) gets its arguments as keywords.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import SpecError
 from ..models import model
+from ..stats import Estimate
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from .report import Context
 
 #: keys under which the core's models report a goodput, in order of preference
@@ -77,3 +81,31 @@ def _distance(resolved: Mapping[str, Any], a: int, b: int) -> float:
         (xa, ya), (xb, yb) = topo["positions"][a], topo["positions"][b]
         return ((xa - xb) ** 2 + (ya - yb) ** 2) ** 0.5
     raise SpecError(f"single_hop_model: cannot place nodes of a {topo['kind']} topology")
+
+
+def _where(runs: "pd.DataFrame", where: Mapping[str, Any] | None) -> "pd.DataFrame":
+    for k, v in (where or {}).items():
+        if k not in runs.columns:
+            raise SpecError(f"where: no column '{k}' in the runs; the sweep varies: "
+                            f"{', '.join(c for c in runs.columns if '.' in c and not c.startswith(('flow', 'node')))}")
+        runs = runs[runs[k] == v]
+    return runs
+
+
+def smallest_near_best(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, by: str, metric: str,
+                       within_pct: float, where: Mapping[str, Any] | None = None) -> Estimate:
+    """The smallest setting of sweep parameter ``by`` whose mean ``metric`` is within ``within_pct``
+    % of the best setting's: the optimum of a curve that may be flat near its top, where an argmax
+    would be decided by seed noise. ``where`` selects runs ({parameter: value})."""
+    if not 0 <= float(within_pct) < 100:
+        raise SpecError(f"smallest_near_best: within_pct = {within_pct!r}; expected a percentage in [0, 100)")
+    sel = _where(runs, where)
+    for col in (by, metric):
+        if col not in sel.columns:
+            raise SpecError(f"smallest_near_best: no column '{col}' in the runs")
+    if sel.empty:
+        raise SpecError(f"smallest_near_best: no runs with {dict(where or {})}")
+    means = sel.groupby(by, sort=True)[metric].mean()
+    best = float(means.max())
+    near = means[means >= best - abs(best) * float(within_pct) / 100]
+    return Estimate(float(near.index.min()), float("nan"), len(sel), float("nan"))

@@ -19,7 +19,8 @@ from ..stats import Estimate, mean_ci
 from ..store import DEFAULT_STORE, select_metrics
 from ..sweep import SweepSpec, run_sweep
 from . import ns2_results
-from .catalogue import Claim, Entry, SideSweep, catalogue, get_entry, render
+from .agreement import Agreement, bootstrap, margin_for, tost
+from .catalogue import CLAIM_KINDS, Claim, Entry, SideSweep, catalogue, get_entry, render
 from .registry import where
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,6 +117,8 @@ class PointRow:
     evidence: Evidence | None = None  # evaluated where the rule fails and the claim names a function
     #: the same value computed from ns-2.35's runs (None: no stored ns-2.35 runs here)
     ns2: Estimate | None = None
+    #: whether hoptcp and ns-2.35 agree on the value, tested over seeds (None: no ns-2.35 value)
+    agreement: Agreement | None = None
 
     @property
     def label(self) -> str:
@@ -154,7 +157,7 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
         except (SpecError, ValueError, KeyError) as exc:
             rows.append(PointRow(point, Estimate(math.nan, math.nan, 0, math.nan), None, None, str(exc), "error"))
             continue
-        holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+        holds, dev = rule_holds(claim, ctx, point, est, ref)
         evidence = None
         if holds is None:
             verdict = "no data"
@@ -163,8 +166,91 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
         else:
             evidence = _evidence(claim, ctx, point)
             verdict = "differs" if evidence is not None and evidence.shown is True else "fail"
-        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, evidence, _ns2_estimate(claim, ctx, point)))
+        ns2 = _ns2_estimate(claim, ctx, point)
+        agreed = ns2_agreement(claim, ctx, point, est, ns2) if ns2 is not None else None
+        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, evidence, ns2, agreed))
     return ClaimResult(claim, rows)
+
+
+def rule_holds(claim: Claim, ctx: Context, point: Mapping[str, Any], est: Estimate,
+               ref: float | None) -> tuple[bool | None, str]:
+    """The claim's rule on ``ctx``'s runs at a point: on the mean ``est``, or on the per-seed
+    values for a rule that reads them (``within seed range``)."""
+    if claim.rule.per_seed:
+        return claim.rule.evaluate_seeds(seed_values(claim, ctx, point), claim.paper_at(point), claim.scale,
+                                         claim.unit)
+    return claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+
+
+def _seeds(runs: "pd.DataFrame") -> list[Any]:
+    return sorted(set(runs["seed"])) if "seed" in runs.columns else []
+
+
+class _Resampler:
+    """Contexts whose runs are those of chosen seeds, drawn with replacement: the k-th draw is
+    relabelled seed k + 1, so a seed drawn twice counts twice; each has an empty cache."""
+
+    def __init__(self, ctx: Context):
+        import numpy as np
+
+        self.ctx = ctx
+        self.runs = ctx.runs.reset_index(drop=True).copy()  # one block per dtype: fast row takes
+        seed = self.runs["seed"].to_numpy() if "seed" in self.runs.columns else np.zeros(len(self.runs))
+        self.rows = {s: np.flatnonzero(seed == s) for s in _seeds(self.runs)}
+
+    def __call__(self, seeds: list[Any]) -> Context:
+        import numpy as np
+
+        rows = [self.rows[s] for s in seeds]
+        take = np.concatenate(rows) if rows else np.zeros(0, dtype=int)
+        runs = self.runs.take(take).reset_index(drop=True)
+        runs["seed"] = np.repeat(np.arange(1, len(rows) + 1), [len(r) for r in rows])
+        runs.attrs = dict(self.ctx.runs.attrs)
+        return dataclasses.replace(self.ctx, runs=runs, cache={})
+
+
+def seed_values(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> list[float]:
+    """The claim's value on each seed's runs alone (a check function is called once per seed)."""
+    out = []
+    resample = _Resampler(ctx)
+    for s in _seeds(ctx.runs_at(point)):
+        one = resample([s])
+        try:
+            out.append(float(_estimate(claim, one, one.runs_at(point), point).mean))
+        except (SpecError, ValueError, KeyError, ZeroDivisionError):
+            out.append(math.nan)
+    return out
+
+
+def ns2_agreement(claim: Claim, ctx: Context, point: Mapping[str, Any], ours: Estimate,
+                  theirs: Estimate) -> Agreement:
+    """Whether hoptcp's and ns-2.35's values of a claim agree at a point (module
+    :mod:`hoptcp.reproduce.agreement`): TOST on the per-run values of a metric; a bootstrap over
+    seeds of the check function for anything else."""
+    margin = claim.agreement_margin
+    if isinstance(margin, (int, float)):
+        margin = float(margin) / claim.scale  # stated in the unit as shown
+    m = margin_for(claim.paper_at(point), ours.mean, margin)
+    nctx = ctx.for_ns2()
+    assert nctx is not None
+    if claim.value:
+        return tost(ctx.runs_at(point)[claim.value], nctx.runs_at(point)[claim.value], m)
+
+    def value_of(c: Context) -> Callable[[Any], float]:
+        resample, memo = _Resampler(c), dict[tuple[Any, ...], float]()
+
+        def f(seeds: Any) -> float:
+            key = tuple(sorted(seeds))  # the value depends on which seeds were drawn, not their order
+            if key not in memo:
+                r = resample(list(key))
+                try:
+                    memo[key] = float(_estimate(claim, r, r.runs_at(point), point).mean)
+                except (SpecError, ValueError, KeyError, ZeroDivisionError):
+                    memo[key] = math.nan
+            return memo[key]
+        return f
+
+    return bootstrap(_seeds(ctx.runs_at(point)), _seeds(nctx.runs_at(point)), value_of(ctx), value_of(nctx), m)
 
 
 def _measure(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> tuple[Estimate, float | None]:
@@ -184,7 +270,7 @@ def _estimate(claim: Claim, ctx: Context, runs: "pd.DataFrame", point: Mapping[s
     from .registry import need
 
     if claim.check:
-        got = need("check", claim.check)(ctx, runs, point)
+        got = need("check", claim.check)(ctx, runs, point, **claim.check_args)
         return got if isinstance(got, Estimate) else Estimate(float(got), math.nan, len(runs), math.nan)
     if claim.value not in runs.columns:
         raise SpecError(f"claim '{claim.name}': no metric '{claim.value}' in the runs")
@@ -214,7 +300,7 @@ def claim_on(ctx: Context, claim: Claim, point: Mapping[str, Any]) -> tuple[Esti
         est, ref = _measure(claim, ctx, point)
     except (SpecError, ValueError, KeyError) as exc:
         return Estimate(math.nan, math.nan, 0, math.nan), None, str(exc)
-    holds, dev = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+    holds, dev = rule_holds(claim, ctx, point, est, ref)
     return est, holds, dev
 
 
@@ -248,7 +334,24 @@ class Reproduction:
 
     @property
     def verdict(self) -> str:
-        return min((c.verdict for c in self.claims), key=VERDICT_ORDER.index, default="no data")
+        return overall_verdict(self.claims)
+
+
+def overall_verdict(claims: list[ClaimResult]) -> str:
+    """The worst verdict of the paper claims (of every claim when an entry has no paper claim)."""
+    counted = [c for c in claims if c.claim.counted] or claims
+    return min((c.verdict for c in counted), key=VERDICT_ORDER.index, default="no data")
+
+
+def run_text(ctx: Context) -> str:
+    """How the sweep was run: "10 seeds × 300 s", or "quick: 2 seeds × 100 s"."""
+    seeds = ctx.spec.seeds if ctx.spec.seeds is not None else _seeds(ctx.runs)
+    durs = set(ctx.spec.grid.get("duration_s") or ctx.spec.zip.get("duration_s") or [])
+    if not durs:
+        dur = ctx.spec.set.get("duration_s", ctx.spec.scenario.document.get("duration_s"))
+        durs = {dur} if dur is not None else set()
+    d = " / ".join(f"{float(x):g} s" for x in sorted(durs)) if durs else "? s"
+    return f"{'quick: ' if ctx.quick else ''}{len(list(seeds))} seeds × {d}"
 
 
 def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
@@ -270,7 +373,7 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
     runs = ctx.runs
     claims = [evaluate_claim(c, ctx) for c in entry.claims]
     by_name = {c.claim.name: c for c in claims}
-    values = entry_values(entry, ctx)
+    values = {"run": run_text(ctx), **entry_values(entry, ctx)}
     figures = []
     from .registry import need
 
@@ -368,15 +471,18 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
         L.append(f"Source: {entry.citation}")
     if entry.description:
         L += ["", entry.description]
-    overall = min((c.verdict for c in claims), key=VERDICT_ORDER.index, default="no data")
-    L += ["", f"Overall verdict: **{overall}**" + (" (quick run: few seeds, short runs)" if quick else "")]
+    overall = overall_verdict(claims)
+    L += ["", f"Overall verdict: **{overall}** ({run_text(ctx)}" + ("; paper claims only" if any(
+        not c.claim.counted for c in claims) else "") + ")"]
 
     L += ["", "## What was run", "", "| | |", "|---|---|"]
+    L.append(f"| run | {run_text(ctx)} |")
     L += _sweep_rows(ctx, entry.scenario_label, entry.derive)
     sim_wall = sum(_wall(c.runs) for c in (ctx, *ctx.sides.values()))
     L.append(f"| simulation wall time | {sim_wall:.1f} s summed over runs{' (side sweeps included)' if ctx.sides else ''}; "
              f"this invocation took {elapsed:.1f} s |")
     L.append(f"| hoptcp | core {_bridge.version()}, package {hoptcp.__version__} |")
+    L.append(f"| build | `{build_name()}` |")
     L.append(f"| store | `{store}`, sweep `{ctx.spec.name}` |")
     L.append(f"| ns-2.35 | {_ns2_line(entry, ctx.ns2, quick)} |")
     L.append(f"| date | {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} |")
@@ -390,9 +496,10 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
     if figures:
         L += ["", "## Figures"]
         for f, spec_f in zip(figures, entry.figures):
-            L += ["", f"![{spec_f.caption or f.stem}]({f.name})"]
-            if spec_f.caption:
-                L += ["", f"*{spec_f.caption}*"]
+            caption = render(spec_f.caption, values, f"entry '{entry.id}' figure {spec_f.file} caption")
+            L += ["", f"![{caption or f.stem}]({f.name})"]
+            if caption:
+                L += ["", f"*{caption}*"]
     notes = render(entry.notes, values, f"entry '{entry.id}' notes") if entry.notes else ""
     L += ["", "## Notes", "", notes or "No known differences recorded for this entry."]
     L += ["", VERDICT_LEGEND + " Per-run numbers are in `results.csv`"
@@ -402,10 +509,22 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
 
 VERDICT_LEGEND = (
     "Verdicts: **pass**: the rule holds for hoptcp's mean (against a number the paper printed, the rule is a "
-    "tolerance on both sides); **differs**: it does not, and evidence the entry itself produces (a side "
+    "tolerance on both sides; `within seed range` places a number the paper took from one run among hoptcp's "
+    "per-seed values); **differs**: it does not, and evidence the entry itself produces (a side "
     "experiment it runs, or ns-2.35 agreeing with hoptcp) shows the cause; **fail**: it does not, and nothing "
     "the entry runs shows why (a written explanation alone is not evidence); **no data** / **error**: the value "
-    "could not be computed.")
+    "could not be computed. hoptcp and ns-2.35 **agree** when the 90% confidence interval of the difference of "
+    "their values lies within ± the equivalence margin (two one-sided Welch tests at 5%, TOST; a bootstrap over "
+    "seeds for values not averaged over runs); the margin is the claim's `agreement_margin`, by default 10% of "
+    "the paper's value (of hoptcp's mean where the paper printed none); they **differ** when the 95% interval "
+    "excludes 0 and they do not agree; **undecided** otherwise or with fewer than 3 seeds on either side. "
+    "Only \"agree\" lets ns-2.35 explain a difference. Claims marked side experiment, duplicate or this "
+    "project's requirement are shown but not counted in the paper tallies or the overall verdict.")
+
+
+def build_name() -> str:
+    """The core build every number of a report comes from."""
+    return _bridge.version()
 
 
 def _wall(runs: "pd.DataFrame") -> float:
@@ -454,8 +573,13 @@ def _claim_columns(c: ClaimResult, with_ns2: bool) -> list[tuple[str, Callable[[
         ci = "" if math.isnan(est.ci) else f" ± {est.ci * cl.scale:.3g}"
         return "-" if math.isnan(est.mean) else f"{_num(est.mean, cl)}{ci}"
 
+    def agreed(r: PointRow) -> str:
+        a = r.agreement
+        return "-" if a is None else a.verdict
+
     ns2 = [("ns-2.35 (mean ± 95% CI)", lambda r: _est(r.ns2, cl)),
-           ("n", lambda r: str(r.ns2.n) if r.ns2 is not None else "-")] if with_ns2 else []
+           ("n", lambda r: str(r.ns2.n) if r.ns2 is not None else "-"),
+           ("hoptcp vs ns-2.35", agreed)] if with_ns2 else []
     return [
         ("point", lambda r: r.label),
         ("paper", paper),
@@ -471,9 +595,11 @@ def _claim_columns(c: ClaimResult, with_ns2: bool) -> list[tuple[str, Callable[[
 
 def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2: bool = False) -> list[str]:
     cl = c.claim
-    L = ["", f"### {cl.name}: {c.verdict}", ""]
+    kind = "" if cl.counted else f" ({CLAIM_KINDS[cl.kind]}, not counted in the paper tallies)"
+    L = ["", f"### {cl.name}: {c.verdict}{kind}", ""]
     L.append(f"Paper: {cl.paper}" + (f" (printed value {cl.paper_value:g})" if cl.paper_value is not None else ""))
-    how = (f"check `{cl.check}` ({where('check', cl.check)})" if cl.check
+    args = ", ".join(f"{k} = {v!r}" for k, v in cl.check_args.items())
+    how = (f"check `{cl.check}`{f' ({args})' if args else ''} ({where('check', cl.check)})" if cl.check
            else f"mean of metric `{cl.value}` over the runs")
     L.append(f"hoptcp value: {how}; ± is the 95% confidence half-width (Student t over seeds).")
     if cl.reference:
@@ -485,6 +611,12 @@ def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2
         text = render(cl.known_difference, values, f"entry '{entry_id}' claim '{cl.name}' known_difference")
         L += ["", f"Known difference: {text}"]
     L += _evidence_md(c)
+    tested = [r for r in c.rows if r.agreement is not None]
+    if tested:
+        L += ["", "hoptcp against ns-2.35, tested over seeds:" if len(tested) > 1 else
+              f"hoptcp against ns-2.35, tested over seeds: {tested[0].agreement.text}."]  # type: ignore[union-attr]
+        if len(tested) > 1:
+            L += [""] + [f"- {r.label}: {r.agreement.text}" for r in tested]  # type: ignore[union-attr]
     return L
 
 
@@ -509,23 +641,114 @@ def _evidence_md(c: ClaimResult) -> list[str]:
     return ["", f"{head}, for each point where the rule fails:", ""] + [f"- {r.label}: {line(r)}" for r in failing]
 
 
+@dataclass(frozen=True)
+class AllPlan:
+    """What ``reproduce all`` will do: runs per entry, how many the store holds already, and the
+    simulation time the last reports in the output directory measured (None: no earlier report)."""
+
+    entries: list[tuple[str, int, int, float | None]]  # (id, runs, stored, summed wall time of a full earlier run)
+
+    @property
+    def runs(self) -> int:
+        return sum(n for _, n, _, _ in self.entries)
+
+    @property
+    def stored(self) -> int:
+        return sum(k for _, _, k, _ in self.entries)
+
+    def expected_s(self, workers: int) -> tuple[float, int]:
+        """(expected wall seconds of the runs still to do on ``workers`` cores, entries without an
+        earlier report to estimate from)."""
+        total, unknown = 0.0, 0
+        for _, n, k, wall in self.entries:
+            if n > k and wall is None:
+                unknown += 1
+            elif n > k and wall is not None:
+                total += wall * (n - k) / n
+        return total / max(1, workers), unknown
+
+    def line(self, workers: int, dask: bool) -> str:
+        secs, unknown = self.expected_s(workers)
+        where = "on the Dask cluster (estimated for one core)" if dask else f"on {workers} core{'s' if workers > 1 else ''}"
+        eta = (f"about {_duration(secs)} {where}" if secs or not unknown else "unknown")
+        more = f"; no earlier report to estimate {unknown} entr{'y' if unknown == 1 else 'ies'} from" if unknown else ""
+        return (f"reproduce all: {len(self.entries)} entries, {self.runs} runs, {self.stored} already in the store, "
+                f"{self.runs - self.stored} to run; expected {eta}{more} (from the simulation time summed in "
+                "the earlier reports)")
+
+
+def _duration(secs: float) -> str:
+    if secs < 90:
+        return f"{secs:.0f} s"
+    if secs < 5400:
+        return f"{secs / 60:.0f} min"
+    return f"{secs / 3600:.1f} h"
+
+
+def _earlier_wall(report: Path) -> float | None:
+    """The simulation wall time an earlier report of the same entry summed over its runs."""
+    import re
+
+    if not report.is_file():
+        return None
+    m = re.search(r"^\| simulation wall time \| ([0-9.]+) s summed", report.read_text(encoding="utf-8"), re.M)
+    return float(m[1]) if m else None
+
+
+def plan_all(entries: list[Entry], out: Path, *, quick: bool, store: str | Path = DEFAULT_STORE) -> AllPlan:
+    """Count the runs of every entry (main and side sweeps) and those the store already holds."""
+    from ..store import Store
+    from ..sweep import plan
+
+    rows = []
+    with Store(store) as db:
+        for e in entries:
+            n = k = 0
+            try:
+                for spec, derive in [(e.sweep_spec(quick), e.derive_fn()),
+                                     *[(s.sweep_spec(e.id, quick), s.derive_fn()) for s in e.sides]]:
+                    p = plan(spec, derive)
+                    n += len(p.tasks)
+                    k += len(db.existing([t.key for t in p.tasks], p.version))
+            except SpecError:
+                continue  # reported when the entry runs
+            rows.append((e.id, n, k, _earlier_wall(out / e.id / "report.md")))
+    return AllPlan(rows)
+
+
 def reproduce_all(out: str | Path, *, quick: bool = False, store: str | Path = DEFAULT_STORE,
-                  jobs: int | None = None, dask: Any = None, progress: bool = True) -> Path:
-    """Reproduce every entry into ``out/<id>/`` and write ``out/index.md``."""
+                  jobs: int | None = None, dask: Any = None, progress: bool = True,
+                  only: list[str] | None = None) -> Path:
+    """Reproduce every entry (or those named in ``only``) into ``out/<id>/`` from this build, and
+    write ``out/index.md`` and ``out/headlines.md`` from the reports. Runs already in the store
+    are not run again, so an interrupted call resumes where it stopped."""
+    import os
+
+    from ..runner import log
+    from .index import headlines_md, index_md, read_report
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    lines = ["# hoptcp reproductions" + (" (quick)" if quick else ""), "",
-             "| entry | title | paper | verdict | claims |", "|---|---|---|---|---|"]
-    for entry in catalogue():
+    entries = [get_entry(i) for i in only] if only else catalogue()
+    the_plan = plan_all(entries, out, quick=quick, store=store)
+    workers = jobs or os.cpu_count() or 1
+    print(the_plan.line(workers, dask is not None), flush=True)
+    t0 = time.perf_counter()
+    summaries, errors = [], []
+    for entry in entries:
         try:
             rep = reproduce(entry, out / entry.id, quick=quick, store=store, jobs=jobs, dask=dask,
                             progress=progress)
         except (SpecError, RunError) as exc:
-            lines.append(f"| {entry.id} | {entry.title} | {entry.paper} | **error** | {exc} |")
+            errors.append(f"| {entry.id} | {entry.title} | {entry.paper} | **error** | {exc} |")
+            log(f"reproduce all: {entry.id}: error: {exc}", True)
             continue
-        claims = "; ".join(f"{c.claim.name}: {c.verdict}" for c in rep.claims)
-        lines.append(f"| [{entry.id}]({entry.id}/report.md) | {entry.title} | {entry.paper} | "
-                     f"**{rep.verdict}** | {claims} |")
+        summaries.append(read_report(entry, rep.report))
     index = out / "index.md"
-    index.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index.write_text(index_md(summaries) + ("\nEntries that could not be reproduced:\n\n| entry | title | paper | "
+                                            "verdict | error |\n|---|---|---|---|---|\n" + "\n".join(errors) + "\n"
+                                            if errors else ""), encoding="utf-8")
+    (out / "headlines.md").write_text(headlines_md(summaries), encoding="utf-8")
+    print(f"reproduce all: {len(summaries)} reports from core {build_name()} in {_duration(time.perf_counter() - t0)}"
+          + (f"; {len(errors)} entries failed" if errors else ""), flush=True)
     return index

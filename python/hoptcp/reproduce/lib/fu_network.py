@@ -1,10 +1,9 @@
 """Fu et al. (2003) network entries: ``fu-topologies``, ``fu-queues``, ``fu-buffer``.
 
 Builders, checks and figures for the three entries; every name starts with ``net_``.
-Claims about one topology case (or one node) of a sweep need a check that knows
-which case it is about, and a check is called as ``f(ctx, runs, point)`` only; so the
-per-case and per-node checks are generated below from one function each
-(``net_best_kbps__chain6x6``, ``net_queue_max__node_4``, ...).
+Claims about one topology case (or one node) name it as the check's argument
+(``check = { fn = "net_case", measure = "best_kbps", case = "chain6x6" }``,
+``check = { fn = "net_node_queue", node = "E", stat = "queue_max" }``).
 """
 
 from __future__ import annotations
@@ -283,18 +282,15 @@ _CASE_CHECKS: dict[str, Callable[[str, "pd.DataFrame"], Estimate]] = {
 }
 
 
-def _make_case_check(fn: Callable[[str, "pd.DataFrame"], Estimate], case: str) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        return fn(case, _slim(runs))
-
-    check.__name__ = f"net_{fn.__name__[4:]}__{case}"
-    check.__doc__ = f"{(fn.__doc__ or fn.__name__).splitlines()[0]} Case {case} ({CASES[case].label})."
-    return check
-
-
-for _case in CASES:
-    for _what, _fn in _CASE_CHECKS.items():
-        globals()[f"net_{_what}__{_case}"] = _make_case_check(_fn, _case)
+def net_case(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str,
+             case: str) -> Estimate:
+    """One of Table 2's measures (``best_kbps``, ``unbounded_kbps``, ``best_window``,
+    ``avg_window``, ``loss_pct``) for one of its topologies (``case``)."""
+    if measure not in _CASE_CHECKS:
+        raise SpecError(f"measure = {measure!r}; allowed: {', '.join(_CASE_CHECKS)}")
+    if case not in CASES:
+        raise SpecError(f"case = {case!r}; allowed: {', '.join(CASES)}")
+    return _CASE_CHECKS[measure](case, _slim(runs))
 
 
 # --- figures ---------------------------------------------------------------------------
@@ -472,19 +468,15 @@ def net_queue_stat(node: int, stat: str, runs: "pd.DataFrame") -> Estimate:
     return mean_ci(_col(_table_runs(runs), f"node.{node}.{stat}"))
 
 
-def _make_node_check(node: int, stat: str) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        return net_queue_stat(node, stat, _slim(runs))
-
-    what = "maximum" if stat == "queue_max" else "time-average"
-    check.__name__ = f"net_{stat}__node_{node}"
-    check.__doc__ = f"{what} queue length at node {node} ({NODE_LETTERS[node]}), 8-hop chain, buffer 30."
-    return check
-
-
-for _node in range(len(NODE_LETTERS)):
-    for _stat in ("queue_max", "queue_avg"):
-        globals()[f"net_{_stat}__node_{_node}"] = _make_node_check(_node, _stat)
+def net_node_queue(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, node: str,
+                   stat: str) -> Estimate:
+    """The maximum (``stat = "queue_max"``) or time-average (``"queue_avg"``) queue at a node of
+    Table 3/4 (``node`` = "A" .. "I"), 8-hop chain, buffer 30."""
+    if stat not in ("queue_max", "queue_avg"):
+        raise SpecError(f"stat = {stat!r}; allowed: queue_max, queue_avg")
+    if not (isinstance(node, str) and len(node) == 1 and node in NODE_LETTERS):
+        raise SpecError(f"node = {node!r}; allowed: {', '.join(NODE_LETTERS)}")
+    return net_queue_stat(NODE_LETTERS.index(node), stat, _slim(runs))
 
 
 def _largest_over_nodes(df: "pd.DataFrame", stat: str) -> "pd.Series":

@@ -9,17 +9,17 @@ Every name starts with ``ldm_``. The schemes are set together by one zip of the 
 counts "known ahead of time by each router" (§V), which is hoptcp's oracle variant: the
 printed LDM numbers are claimed against ``ldm-oracle``; ``ldm-est`` is shown beside it.
 
-Check names carry their arguments: ``ldm_kbps__<scheme>__<hops>`` (aggregate goodput,
-kb/s), ``ldm_rtt__<scheme>__<hops>`` (mean RTT over the flows, ms),
-``ldm_rts__<scheme>__<hops>`` (RTS collisions relative to regular TCP, %), ``ldm_gain__``
-(goodput relative to regular TCP, %) and ``ldm_avgwin__`` (average window per flow);
-``<hops>`` 0 means every run of the entry (the cross).
+Checks take their arguments from the entry: ``ldm_metric`` (a measure of one scheme:
+``kbps`` aggregate goodput, ``rtt_ms`` mean RTT over the flows, ``avgwin`` average window per
+flow, ...), ``ldm_relative`` (the same relative to regular TCP, %: ``kbps`` is the goodput
+gain, ``rts_collisions`` the RTS-collision change), ``ldm_jain_goodput``, ``ldm_rts0`` and
+``ldm_marks_as_printed``; ``hops`` 0 (the default) means every run of the entry (the cross).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
 from ...plotting import new_figure
@@ -151,44 +151,37 @@ def _ratio_pct(a: Estimate, b: Estimate) -> Estimate:
     return Estimate(100 * (r - 1), 100 * abs(r) * math.sqrt(rel), min(a.n, b.n), math.nan)
 
 
-def _metric_check(col: str, scheme: str, hops: int) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        return mean_ci(_sel(ctx, scheme, hops)[col])
-
-    check.__doc__ = f"{col} of {LABEL[scheme]}" + (f" on the {hops}-hop chain." if hops else ".")
-    return check
+#: the per-run measures of ldm_frame that ldm_metric and ldm_relative read
+MEASURES = ("kbps", "rtt_ms", "rtt_sum_ms", "avgwin", "jain_rtt", "rts_collisions", "loss")
 
 
-def _relative_check(col: str, scheme: str, hops: int) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        return _ratio_pct(mean_ci(_sel(ctx, scheme, hops)[col]), mean_ci(_sel(ctx, "regular", hops)[col]))
-
-    check.__doc__ = f"{col} of {LABEL[scheme]} relative to regular TCP (%)" + (f", {hops} hops." if hops else ".")
-    return check
-
-
-for _s in SCHEMES:
-    _k = _s.replace("-", "_")
-    for _h in (0, 7, 15, 24):
-        globals()[f"ldm_kbps__{_k}__{_h}"] = _metric_check("kbps", _s, _h)
-        globals()[f"ldm_rtt__{_k}__{_h}"] = _metric_check("rtt_ms", _s, _h)
-        globals()[f"ldm_rttsum__{_k}__{_h}"] = _metric_check("rtt_sum_ms", _s, _h)
-        globals()[f"ldm_avgwin__{_k}__{_h}"] = _metric_check("avgwin", _s, _h)
-        globals()[f"ldm_jainrtt__{_k}__{_h}"] = _metric_check("jain_rtt", _s, _h)
-        globals()[f"ldm_gain__{_k}__{_h}"] = _relative_check("kbps", _s, _h)
-        globals()[f"ldm_rts__{_k}__{_h}"] = _relative_check("rts_collisions", _s, _h)
-        globals()[f"ldm_rttchange__{_k}__{_h}"] = _relative_check("rtt_ms", _s, _h)
-        globals()[f"ldm_losschange__{_k}__{_h}"] = _relative_check("loss", _s, _h)
+def _measure_and_scheme(measure: str, scheme: str) -> None:
+    if measure not in MEASURES:
+        raise SpecError(f"measure = {measure!r}; allowed: {', '.join(MEASURES)}")
+    if scheme not in SCHEMES:
+        raise SpecError(f"scheme = {scheme!r}; allowed: {', '.join(SCHEMES)}")
 
 
-def _jain_goodput(ctx: "Context", scheme: str) -> Estimate:
+def ldm_metric(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str, scheme: str,
+               hops: int = 0) -> Estimate:
+    """A per-run measure (``kbps``, ``rtt_ms``, ``avgwin``, ...) of one scheme, mean over its runs
+    (on the ``hops``-hop chain; 0: every run of the scheme)."""
+    _measure_and_scheme(measure, scheme)
+    return mean_ci(_sel(ctx, scheme, hops)[measure])
+
+
+def ldm_relative(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str, scheme: str,
+                 hops: int = 0) -> Estimate:
+    """A measure of one scheme relative to regular TCP's on the same chain, in %."""
+    _measure_and_scheme(measure, scheme)
+    return _ratio_pct(mean_ci(_sel(ctx, scheme, hops)[measure]), mean_ci(_sel(ctx, "regular", hops)[measure]))
+
+
+def ldm_jain_goodput(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
+    """Jain's index of the flows' goodputs under one scheme, mean over its runs."""
+    _measure_and_scheme("kbps", scheme)
     df = _sel(ctx, scheme, 0)
     return mean_ci([jain([float(r[f"flow.{i}.goodput_bps"]) for i in flow_ids(r)]) for r in df.to_dict("records")])
-
-
-for _s in SCHEMES:
-    globals()[f"ldm_jainkbps__{_s.replace('-', '_')}"] = (
-        lambda s: lambda ctx, runs, point: _jain_goodput(ctx, s))(_s)
 
 
 def ldm_route_breaks(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Any:
@@ -301,19 +294,13 @@ def _scheme_runs(ctx: "Context", scheme: str, hops: int = 0) -> "pd.DataFrame":
     return out
 
 
-def _zero_share(scheme: str) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        sel = _scheme_runs(ctx, scheme)
-        if sel.empty:
-            raise SpecError(f"no runs of {scheme}")
-        return mean_ci([h[0] / sum(h) for h in ldm_rts_hists(sel) if sum(h) > 0])
-
-    check.__doc__ = f"Share of packets sent with no RTS retransmission, {LABEL[scheme]} (per run)."
-    return check
-
-
-for _s in SCHEMES:
-    globals()[f"ldm_rts0__{_s.replace('-', '_')}"] = _zero_share(_s)
+def ldm_rts0(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
+    """Share of packets sent with no RTS retransmission under one scheme (per run)."""
+    _measure_and_scheme("kbps", scheme)
+    sel = _scheme_runs(ctx, scheme)
+    if sel.empty:
+        raise SpecError(f"no runs of {scheme}")
+    return mean_ci([h[0] / sum(h) for h in ldm_rts_hists(sel) if sum(h) > 0])
 
 
 # --------------------------------------------------------------------------------------
@@ -473,18 +460,16 @@ def ldm_signs(runs: "pd.DataFrame", ldm: str, ref: str) -> dict[str, str]:
     return out
 
 
-def _agreement(ref: str, category: str, ldm: str = "ldm-oracle") -> Callable[..., float]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> float:
-        got = ldm_signs(ctx.runs, ldm, ref)[category]
-        return float(sum(a == b for a, b in zip(got, PAPER_SIGNS[ref][category], strict=True)))
-
-    check.__doc__ = f"Cells of the {category} row where LDM vs {LABEL[ref]} has the paper's mark (of 6)."
-    return check
-
-
-for _r in ("regular", "pacing"):
-    for _name, _col, _hb in CATEGORIES:
-        globals()[f"ldm_agree__{_r}__{_name.lower().replace(' ', '_').replace('-', '_')}"] = _agreement(_r, _name)
+def ldm_marks_as_printed(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, against: str,
+                         category: str, ldm: str = "ldm-oracle") -> float:
+    """Cells of a row of Fig. 6 (``against = "regular"``) or Fig. 7 (``"pacing"``) where LDM's
+    mark against that scheme is the paper's (of 6)."""
+    if against not in PAPER_SIGNS:
+        raise SpecError(f"against = {against!r}; allowed: {', '.join(PAPER_SIGNS)}")
+    if category not in PAPER_SIGNS[against]:
+        raise SpecError(f"category = {category!r}; allowed: {', '.join(PAPER_SIGNS[against])}")
+    got = ldm_signs(ctx.runs, ldm, against)[category]
+    return float(sum(a == b for a, b in zip(got, PAPER_SIGNS[against][category], strict=True)))
 
 
 def _max_cut(ref: str, col: str, ldm: str = "ldm-oracle") -> Callable[..., Estimate]:
