@@ -185,11 +185,16 @@ def test_topology_flow_ranks_and_fairness_by_hand():
     assert fl._fairness(df) == pytest.approx([16 / 20, 1.0])
 
 
-def test_generated_checks_exist():
-    for name in ("lred_mode__lred", "lred_avgwin__nr", "lred_vsbest__lredp_tr", "lred_pacing_gain3__always",
-                 "lred_chain_gain_long__infocom_6", "lred_topo_rank4__grid4_tr", "lred_qdev__48",
-                 "lred_topo_fair__cross2_nr"):
+def test_parameterised_checks_resolve_and_no_generated_names_remain():
+    for name in ("lred_most_time_window", "lred_avg_window", "lred_vs_best_fixed", "lred_pacing_gain",
+                 "lred_chain_gain", "lred_topo", "lred_topo_rank", "lred_qdev"):
         assert callable(find("check", name)), name
+    for old in ("lred_mode__lred", "lred_pacing_gain3__always", "lred_topo_rank4__grid4_tr", "lred_qdev__48"):
+        assert find("check", old) is None, old
+    # every claim of the Fu LRED entries names its function and arguments
+    for eid in ("fu-pacing", "fu-lred-window", "fu-lred-chains", "fu-lred-topologies", "fu-queue-deviation"):
+        for c in get_entry(eid).claims:
+            assert c.check is None or find("check", c.check) is not None, (eid, c.name)
 
 
 # --- entries, end to end ------------------------------------------------------------------

@@ -18,7 +18,7 @@ Schemes are set by the sweep parameters ``mac.link_red.enabled``,
 
 from __future__ import annotations
 
-import itertools
+import functools
 import math
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -56,8 +56,6 @@ _NAN = Estimate(math.nan, math.nan, 0, math.nan)
 
 #: the papers' readings of the pacing trigger, by the core's option name
 READING = {"below_min_th": "TR", "at_or_above_min_th": "INFOCOM", "always": "always"}
-#: the readings of pacing's wait (`wait`, `extra`; docs/model.md): check-name suffix -> scheme-name suffix
-WAIT_READINGS = {"": "", "_timer": ", timer", "_data": ", DATA", "_timer_data": ", timer, DATA"}
 NR = "NewReno"
 
 
@@ -499,19 +497,35 @@ def lred_vs_best_fixed_of(scheme: str) -> Callable[..., Estimate]:
     return check
 
 
-_WINDOW_SCHEMES = {"nr": NR, "lred": "LRED", "lred_drop": "LRED (drop)", "lredp_tr": "LRED+pacing (TR)",
-                   "lredp_infocom": "LRED+pacing (INFOCOM)", "lredp_always": "LRED+pacing (always)",
-                   "active": "LRED active", "active_ect": "LRED active, ECT only"}
-for (_k, _r), (_wk, _wr) in itertools.product((("tr", "TR"), ("infocom", "INFOCOM"), ("always", "always")),
-                                              list(WAIT_READINGS.items())[1:]):
-    _WINDOW_SCHEMES[f"lredp_{_k}{_wk}"] = f"LRED+pacing ({_r}{_wr})"
-for _k, _s in _WINDOW_SCHEMES.items():
-    globals()[f"lred_mode__{_k}"] = lred_window_mode_of(_s)
-    globals()[f"lred_avgwin__{_k}"] = lred_avg_window_of(_s)
-    if _k != "nr":
-        globals()[f"lred_dropratio__{_k}"] = lred_drop_ratio_of(_s)
-        globals()[f"lred_gainlow__{_k}"] = lred_goodput_gain_low_of(_s)
-        globals()[f"lred_vsbest__{_k}"] = lred_vs_best_fixed_of(_s)
+_WINDOW_SCHEMES = [NR, "LRED", "LRED (drop)", "LRED+pacing (TR)", "LRED+pacing (INFOCOM)", "LRED+pacing (always)",
+                   "LRED active", "LRED active, ECT only"]
+
+
+def lred_most_time_window(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                          scheme: str) -> Estimate:
+    """The window size where ``scheme`` spends most time at MaxWin 32 (packets)."""
+    return lred_window_mode_of(scheme)(ctx, runs, point)
+
+
+def lred_avg_window(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
+    """The average window of ``scheme`` at MaxWin 32 (packets)."""
+    return lred_avg_window_of(scheme)(ctx, runs, point)
+
+
+def lred_drop_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
+    """Contention drops of ``scheme`` over NewReno's at MaxWin 32."""
+    return lred_drop_ratio_of(scheme)(ctx, runs, point)
+
+
+def lred_goodput_gain_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                          scheme: str) -> Estimate:
+    """Upper end of the 95% CI of ``scheme``'s goodput gain over NewReno at MaxWin 32 (%)."""
+    return lred_goodput_gain_low_of(scheme)(ctx, runs, point)
+
+
+def lred_vs_best_fixed(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
+    """Upper end of the 95% CI of ``scheme``'s goodput (MaxWin 32) relative to NewReno at its best fixed MaxWin (%)."""
+    return lred_vs_best_fixed_of(scheme)(ctx, runs, point)
 
 
 def lred_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
@@ -520,7 +534,7 @@ def lred_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
     scheme at MaxWin 32, and NewReno against a fixed MaxWin (the best fixed window)."""
     df = lred_with_scheme(ctx.runs)
     at32 = _at32(df)
-    schemes = [s for s in [NR, *[s for s in _WINDOW_SCHEMES.values() if s != NR]] if (at32["scheme"] == s).any()]
+    schemes = [s for s in _WINDOW_SCHEMES if (at32["scheme"] == s).any()]
     fig = new_figure(*opts.get("size", (14.0, 4.3)))
     a1, a2, a3 = fig.subplots(1, 3, width_ratios=[1.4, 1.0, 1.2])
     for s in schemes:
@@ -619,14 +633,22 @@ def lred_pacing_drop_ratio_of(scheme: str) -> Callable[..., Estimate]:
     return check
 
 
-for (_k, _r), (_wk, _wr) in itertools.product((("tr", "TR"), ("infocom", "INFOCOM"), ("always", "always")),
-                                              WAIT_READINGS.items()):
-    _s, _k = f"pacing ({_r}{_wr})", f"{_k}{_wk}"
-    globals()[f"lred_pacing_gain3__{_k}"] = lred_pacing_gain_of(_s, 3)
-    globals()[f"lred_pacing_gain32__{_k}"] = lred_pacing_gain_of(_s, 32)
-    globals()[f"lred_pacing_rtt3__{_k}"] = lred_pacing_rtt_ratio_of(_s, 3)
-    globals()[f"lred_pacing_dropratio__{_k}"] = lred_pacing_drop_ratio_of(_s)
-    globals()[f"lred_pacing_avgwin32__{_k}"] = lred_avg_window_of(_s)
+def lred_pacing_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
+                     window: int) -> Estimate:
+    """Goodput gain of ``scheme`` over NewReno at MaxWin ``window`` (%)."""
+    return lred_pacing_gain_of(scheme, window)(ctx, runs, point)
+
+
+def lred_pacing_rtt_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
+                          window: int) -> Estimate:
+    """Average RTT of ``scheme`` over NewReno's at MaxWin ``window``."""
+    return lred_pacing_rtt_ratio_of(scheme, window)(ctx, runs, point)
+
+
+def lred_pacing_drop_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                           scheme: str) -> Estimate:
+    """Contention drops per delivered packet of ``scheme`` over NewReno's at the same average window."""
+    return lred_pacing_drop_ratio_of(scheme)(ctx, runs, point)
 
 
 def lred_pacing_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
@@ -728,6 +750,10 @@ def _readings_rows(df: "pd.DataFrame", group: str | None, label: Callable[[Any],
     return rows
 
 
+def _const(text: str, _: Any) -> str:
+    return text
+
+
 _READINGS_HEAD = ("| {what} | scheme | goodput (kb/s) | gain over NewReno (%) | Jain's index | RTT ÷ NewReno's |\n"
                   "|---|---|---|---|---|---|")
 
@@ -736,21 +762,25 @@ def lred_readings_tables(ctx: "Context") -> dict[str, Any]:
     """``readings_table``: every pacing reading of the entry beside NewReno, per MaxWin (fu-pacing),
     per case (fu-lred-topologies) or per chain length and flow count (fu-lred-chains)."""
     df = lred_with_scheme(ctx.runs)
+    label: Callable[[Any], str] = str
     if "name" in df.columns:
-        group, what, label = "name", "case", str
+        group, what = "name", "case"
     elif HOPS in df.columns:
         df = df.assign(_g=[f"{int(h)} hops, {int(n) if n == n else 1} flow(s)"
                            for h, n in zip(df[HOPS], df[COUNT] if COUNT in df.columns else [1] * len(df))])
-        group, what, label = "_g", "chain", str
+        group, what = "_g", "chain"
     else:
-        group, what, label = WIN, "MaxWin", lambda w: str(int(w))
+        group, what = WIN, "MaxWin"
+
+        def label(w: Any) -> str:
+            return str(int(w))
     # the RTT ratio for the one-flow chain of fu-pacing only (several flows have several RTTs)
     rtt = "flow.0.avg_rtt_s" if group == WIN and "flow.0.avg_rtt_s" in df.columns else None
     if group == "_g":
         order = sorted(df["_g"].unique(), key=lambda t: (int(t.split()[0]), t))
         rows = []
         for g in order:
-            rows += _readings_rows(df[df["_g"] == g], None, lambda _, g=g: g, rtt)
+            rows += _readings_rows(df[df["_g"] == g], None, functools.partial(_const, str(g)), rtt)
     else:
         rows = _readings_rows(df, group, label, rtt)
     return {"readings_table": "\n".join([_READINGS_HEAD.format(what=what), *rows])}
@@ -824,13 +854,23 @@ def lred_chain_window_of(scheme: str, flows: int) -> Callable[..., Estimate]:
     return check
 
 
-for (_k, _r), (_wk, _wr) in itertools.product((("tr", "TR"), ("infocom", "INFOCOM")), WAIT_READINGS.items()):
-    _s, _k = f"LRED+pacing ({_r}{_wr})", f"{_k}{_wk}"
-    for _n in (1, 6):
-        globals()[f"lred_chain_gain_short__{_k}_{_n}"] = lred_chain_gain_of(_s, _n, False)
-        globals()[f"lred_chain_gain_long__{_k}_{_n}"] = lred_chain_gain_of(_s, _n, True)
-        globals()[f"lred_chain_trend__{_k}_{_n}"] = lred_chain_trend_of(_s, _n)
-        globals()[f"lred_chain_window__{_k}_{_n}"] = lred_chain_window_of(_s, _n)
+def lred_chain_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str, flows: int,
+                    long: bool) -> Estimate:
+    """Mean goodput gain (%) of ``scheme`` over NewReno with ``flows`` flows, on chains of at most 15
+    hops (``long = false``) or more (``long = true``)."""
+    return lred_chain_gain_of(scheme, flows, long)(ctx, runs, point)
+
+
+def lred_chain_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
+                     flows: int) -> Estimate:
+    """Spearman rank correlation of hop count and ``scheme``'s gain over NewReno."""
+    return lred_chain_trend_of(scheme, flows)(ctx, runs, point)
+
+
+def lred_chain_window(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
+                      flows: int) -> Estimate:
+    """Mean over hop counts of |NewReno's window − W*| − |``scheme``'s window − W*| per flow."""
+    return lred_chain_window_of(scheme, flows)(ctx, runs, point)
 
 
 def lred_chains_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
@@ -963,17 +1003,17 @@ def lred_topo_flow_rank(case: str, scheme: str, rank: int) -> Callable[..., Esti
     return check
 
 
-for _case_id in TOPO_PAPER:
-    for _k, _s in (("nr", NR), ("tr", "LRED+pacing (TR)"), ("infocom", "LRED+pacing (INFOCOM)")):
-        globals()[f"lred_topo_kbps__{_case_id}_{_k}"] = lred_topo_check(_case_id, _s, "kbps")
-        globals()[f"lred_topo_fair__{_case_id}_{_k}"] = lred_topo_check(_case_id, _s, "fairness")
-        if _k != "nr":
-            globals()[f"lred_topo_gain__{_case_id}_{_k}"] = lred_topo_check(_case_id, _s, "gain")
-            globals()[f"lred_topo_fairgain__{_case_id}_{_k}"] = lred_topo_check(_case_id, _s, "fairgain")
-for _case_id, _n in (("cross2", 2), ("grid4", 4)):
-    for _k, _s in (("nr", NR), ("tr", "LRED+pacing (TR)"), ("infocom", "LRED+pacing (INFOCOM)")):
-        for _i in range(_n):
-            globals()[f"lred_topo_rank{_i + 1}__{_case_id}_{_k}"] = lred_topo_flow_rank(_case_id, _s, _i)
+def lred_topo(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, scheme: str,
+              quantity: str) -> Estimate:
+    """A quantity of ``scheme`` on a topology case: ``kbps`` (aggregate goodput), ``fairness`` (Jain's
+    index), ``gain`` (aggregate goodput gain over NewReno, %), ``fairgain`` (Jain's index minus NewReno's)."""
+    return lred_topo_check(case, scheme, quantity)(ctx, runs, point)
+
+
+def lred_topo_rank(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, scheme: str,
+                   rank: int) -> Estimate:
+    """Goodput (kb/s) of the flow ranked ``rank`` (1 = the largest) in each run of ``scheme`` on a case."""
+    return lred_topo_flow_rank(case, scheme, rank - 1)(ctx, runs, point)
 
 
 def lred_topologies_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
@@ -1096,9 +1136,10 @@ def lred_qdev_at(hops: int, reading: str = "max_over_mean", window: int = 0) -> 
     return check
 
 
-for _h in QDEV_PAPER:
-    globals()[f"lred_qdev__{_h}"] = lred_qdev_at(_h)
-    globals()[f"lred_qdev32__{_h}"] = lred_qdev_at(_h, window=32)
+def lred_qdev(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, hops: int,
+              window: int = 0) -> Estimate:
+    """Queue size deviation on the ``hops``-hop chain at MaxWin ``window`` (0: ceil(h/4))."""
+    return lred_qdev_at(hops, window=window)(ctx, runs, point)
 
 
 def _qdev_trend(ctx: "Context", window: int) -> Estimate:

@@ -19,7 +19,7 @@ gain, ``rts_collisions`` the RTS-collision change), ``ldm_jain_goodput``, ``ldm_
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ...errors import SpecError
 from ...plotting import new_figure
