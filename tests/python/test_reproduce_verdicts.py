@@ -206,3 +206,38 @@ def test_claim_on_a_side_sweep_applies_the_claims_own_rule(fake_core, lib, tmp_p
     assert ev.shown is False and ev.text.startswith("side: ") and "%" in ev.text
     est, holds, dev = claim_on(rep.context.side("longer"), rep.entry.claims[0], {"duration_s": 3.0})
     assert holds is None and est.n == 0  # no side runs of 3 s
+
+
+# --- the "unspecified" verdict -----------------------------------------------------------
+
+UNSPEC = {"quantity": "the gateway's position", "range": "hop 1..3", "allows": "'a gateway' (no position printed)",
+          "fn": "positions_tried"}
+
+
+@pytest.mark.parametrize("values, verdict, where", [
+    ([0.5e6, 0.99e6, 2e6], "unspecified", "reached at hop 2"),      # one setting of the range meets the rule
+    ([0.5e6, 0.6e6, 2e6], "fail", "reached nowhere in the range"),  # none does: fail, saying what was tried
+])
+def test_unspecified_needs_the_papers_value_inside_the_declared_range(fake_core, lib, tmp_path, values, verdict,
+                                                                      where):
+    def positions_tried(ctx, runs, point, *, scale=1.0):
+        return [(f"hop {i + 1}", Estimate(v * scale, 0.0, 2, 0.0)) for i, v in enumerate(values)]
+
+    lib.positions_tried = positions_tried
+    c = claim(paper_value=1e6, rule="within 5% of paper", value=None, check=None,
+              unspecified={**UNSPEC, "scale": 1.0})
+    c.pop("value")
+    c.pop("check")
+    c["value"] = "aggregate_goodput_bps"
+    rep = reproduce(parse_entry({**BASE, "claims": [c]}), tmp_path / "out", store=tmp_path / "r.db", progress=False)
+    row = rep.claims[0].rows[0]
+    assert row.holds is False, "the fake core's goodput is far from 1 Mb/s"
+    assert row.verdict == verdict and rep.claims[0].verdict == verdict
+    text = rep.report.read_text()
+    assert "unspecified: the gateway's position, over hop 1..3" in text and where in text
+    assert f"### c: {verdict}" in text
+
+
+def test_unspecified_is_declared_with_every_part():
+    with pytest.raises(SpecError, match=r"unspecified.allows is missing"):
+        parse_entry({**BASE, "claims": [claim(unspecified={k: v for k, v in UNSPEC.items() if k != "allows"})]})

@@ -25,7 +25,7 @@ ENTRY_KEYS = {"id", "title", "paper", "citation", "figure", "table", "descriptio
 SWEEP_KEYS = {"grid", "zip", "set", "seeds", "replications"}
 QUICK_KEYS = SWEEP_KEYS | {"duration_s"}
 SIDE_KEYS = SWEEP_KEYS | {"name", "description", "scenario", "derive", "quick"}
-CLAIM_KEYS = {"name", "paper", "paper_value", "paper_by", "paper_values", "value", "check", "reference", "rule", "per_point",
+CLAIM_KEYS = {"unspecified", "name", "paper", "paper_value", "paper_by", "paper_values", "value", "check", "reference", "rule", "per_point",
               "known_difference", "evidence", "unit", "scale", "kind", "agreement_margin", "headline"}
 #: what a claim is: a statement of the paper (counted in the paper tallies) or something shown
 #: beside them: a side experiment's diagnostic, a duplicate of a claim another entry scores, or a
@@ -140,6 +140,24 @@ def _target(s: str) -> str | float:
 
 
 @dataclass(frozen=True)
+class Unspecified:
+    """A quantity the paper leaves undefined that the claim's number depends on, the plausible
+    range its text allows, the paper's words that allow it, and a function that measures the
+    claim at every setting of that range: ``f(ctx, runs, point, **args) -> [(setting, Estimate)]``.
+    A failing claim whose paper value is reached at some setting of the range is "unspecified";
+    reached nowhere, it stays "fail" and says what was tried."""
+
+    quantity: str
+    range: str
+    allows: str
+    fn: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+UNSPECIFIED_KEYS = {"quantity", "range", "allows", "fn"}
+
+
+@dataclass(frozen=True)
 class Claim:
     name: str
     paper: str
@@ -167,6 +185,8 @@ class Claim:
     agreement_margin: float | str | None = None
     #: one of the paper's headline results (docs/reproductions/headlines.md)
     headline: bool = False
+    #: a quantity the paper leaves undefined, run over a declared range (:class:`Unspecified`)
+    unspecified: "Unspecified | None" = None
 
     @property
     def counted(self) -> bool:
@@ -384,13 +404,14 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
                             "(or 'paper_by' + 'paper_values') is given")
         if "known_difference" in c:
             _check_text(cw, "known_difference", c["known_difference"], values)
+        unspecified = _unspecified(cw, c.get("unspecified"))
         claim = Claim(
             name=_need(cw, c, "name", str), paper=_need(cw, c, "paper", str), rule=rule, value=c.get("value"),
             check=check, check_args=check_args, reference=ref, paper_value=c.get("paper_value"),
             paper_by=c.get("paper_by"), paper_values=tuple((p[0], float(p[1])) for p in pairs),
             per_point=bool(c.get("per_point", False)), known_difference=c.get("known_difference", ""),
             evidence=c.get("evidence"), unit=c.get("unit", ""), scale=float(c.get("scale", 1.0)), kind=kind,
-            agreement_margin=margin, headline=bool(c.get("headline", False)))
+            agreement_margin=margin, headline=bool(c.get("headline", False)), unspecified=unspecified)
         _check_rule_against_print(cw, claim)
         claims.append(claim)
     figs = []
@@ -434,6 +455,22 @@ def _function(where: str, key: str, name: Any, kind: str) -> None:
     if not isinstance(name, str) or find(kind, name) is None:
         raise SpecError(f"{where}: {key} = {name!r}: no such function in hoptcp.reproduce.{home(kind)} "
                         "or hoptcp.reproduce.lib")
+
+
+def _unspecified(where: str, doc: Any) -> Unspecified | None:
+    """A claim's ``unspecified = { quantity, range, allows, fn, ...arguments }``."""
+    if doc is None:
+        return None
+    if not isinstance(doc, dict):
+        raise SpecError(f"{where}: unspecified must be a table {{ quantity, range, allows, fn, ... }}")
+    for k in sorted(UNSPECIFIED_KEYS):
+        if not isinstance(doc.get(k), str) or not doc[k].strip():
+            raise SpecError(f"{where}: unspecified.{k} is missing (the quantity, its range, the paper's words "
+                            "that leave it open, and the function that runs the range)")
+    args = {k: v for k, v in doc.items() if k not in UNSPECIFIED_KEYS}
+    name, _ = _check_ref(f"{where} unspecified", {"fn": doc["fn"], **args})
+    assert name is not None
+    return Unspecified(doc["quantity"], doc["range"], doc["allows"], name, args)
 
 
 def _check_ref(where: str, ref: Any) -> tuple[str | None, dict[str, Any]]:

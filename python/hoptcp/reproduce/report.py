@@ -21,12 +21,12 @@ from ..sweep import SweepSpec, run_sweep
 from . import ns2_results
 from .agreement import Agreement, bootstrap, margin_for, tost
 from .catalogue import CLAIM_KINDS, Claim, Entry, SideSweep, catalogue, get_entry, render
-from .registry import where
+from .registry import need, where
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-VERDICT_ORDER = ("fail", "error", "no data", "differs", "pass")
+VERDICT_ORDER = ("fail", "error", "no data", "unspecified", "differs", "pass")
 
 
 @dataclass
@@ -166,6 +166,10 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
         else:
             evidence = _evidence(claim, ctx, point)
             verdict = "differs" if evidence is not None and evidence.shown is True else "fail"
+            if verdict == "fail" and claim.unspecified is not None:
+                tried = unspecified_range(claim, ctx, point, ref)
+                evidence = tried if evidence is None else Evidence(tried.shown, f"{evidence.text}; {tried.text}")
+                verdict = "unspecified" if tried.shown is True else "fail"
         ns2 = _ns2_estimate(claim, ctx, point)
         agreed = ns2_agreement(claim, ctx, point, est, ns2) if ns2 is not None else None
         rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, evidence, ns2, agreed))
@@ -180,6 +184,29 @@ def rule_holds(claim: Claim, ctx: Context, point: Mapping[str, Any], est: Estima
         return claim.rule.evaluate_seeds(seed_values(claim, ctx, point), claim.paper_at(point), claim.scale,
                                          claim.unit)
     return claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+
+
+def unspecified_range(claim: Claim, ctx: Context, point: Mapping[str, Any], ref: float | None) -> Evidence:
+    """The claim's rule at every setting of its unspecified quantity's range: shown (the verdict
+    "unspecified") where the paper's value is reached at one setting at least; otherwise the text
+    says what was tried ("nowhere in the range")."""
+    u = claim.unspecified
+    assert u is not None
+    try:
+        settings = need("check", u.fn)(ctx, ctx.runs, point, **u.args)
+    except (SpecError, ValueError, KeyError) as exc:
+        return Evidence(None, f"unspecified {u.quantity}: the range could not be run ({exc})")
+    reached, seen = [], []
+    for label, est in settings:
+        holds, _ = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+        seen.append(f"{label}: {est.mean * claim.scale:.4g}")
+        if holds:
+            reached.append(str(label))
+    where = (f"the paper's value is reached at {', '.join(reached)}" if reached
+             else "the paper's value is reached nowhere in the range")
+    u_txt = f" {claim.unit}" if claim.unit and claim.unit != "%" else claim.unit
+    return Evidence(bool(reached), f"unspecified: {u.quantity}, over {u.range} ({u.allows}); {where} "
+                                   f"[{'; '.join(seen)}{u_txt and ' (' + u_txt.strip() + ')'}]")
 
 
 def _seeds(runs: "pd.DataFrame") -> list[Any]:
@@ -511,8 +538,12 @@ VERDICT_LEGEND = (
     "Verdicts: **pass**: the rule holds for hoptcp's mean (against a number the paper printed, the rule is a "
     "tolerance on both sides; `within seed range` places a number the paper took from one run among hoptcp's "
     "per-seed values); **differs**: it does not, and evidence the entry itself produces (a side "
-    "experiment it runs, or ns-2.35 agreeing with hoptcp) shows the cause; **fail**: it does not, and nothing "
-    "the entry runs shows why (a written explanation alone is not evidence); **no data** / **error**: the value "
+    "experiment it runs, or ns-2.35 agreeing with hoptcp) shows the cause; **unspecified**: it does not, the "
+    "paper leaves a quantity it depends on undefined, and the entry runs that quantity over the range the "
+    "paper's text allows and reaches the paper's value somewhere in it (the claim names the quantity, the "
+    "range, the paper's words and where the value is reached); **fail**: it does not, and nothing "
+    "the entry runs shows why (a written explanation alone is not evidence; a declared unspecified range in "
+    "which the paper's value is reached nowhere is listed as what was tried); **no data** / **error**: the value "
     "could not be computed. hoptcp and ns-2.35 **agree** when the 90% confidence interval of the difference of "
     "their values lies within ± the equivalence margin (two one-sided Welch tests at 5%, TOST; a bootstrap over "
     "seeds for values not averaged over runs); the margin is the claim's `agreement_margin`, by default 10% of "
@@ -623,11 +654,16 @@ def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2
 def _evidence_md(c: ClaimResult) -> list[str]:
     cl = c.claim
     failing = [r for r in c.rows if r.holds is False]
-    if not cl.evidence:
+    if not cl.evidence and not cl.unspecified:
         if failing:
             return ["", "Evidence: none produced by this entry, so a failing rule is a **fail**."]
         return []
-    head = f"Evidence (`{cl.evidence}`, {where('evidence', cl.evidence)})"
+    if cl.evidence:
+        head = f"Evidence (`{cl.evidence}`, {where('evidence', cl.evidence)})"
+    else:
+        u = cl.unspecified
+        assert u is not None
+        head = f"Unspecified in the paper (`{u.fn}`, {where('check', u.fn)})"
     if not failing:
         return ["", f"{head}: not evaluated, the rule holds."]
 

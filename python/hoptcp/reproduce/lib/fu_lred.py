@@ -750,6 +750,46 @@ def _readings_rows(df: "pd.DataFrame", group: str | None, label: Callable[[Any],
     return rows
 
 
+#: the readings of pacing's wait (``wait``, ``extra``; docs/model.md) as scheme-name suffixes
+WAIT_READINGS = {"frozen backoff, exchange": "", "timer, exchange": ", timer", "frozen backoff, DATA": ", DATA",
+                 "timer, DATA": ", timer, DATA"}
+TRIGGERS = {"TR": "TR", "INFOCOM": "INFOCOM", "always": "always"}
+
+
+def _readings(prefix: str, trigger: str) -> list[tuple[str, str]]:
+    if trigger not in TRIGGERS:
+        raise SpecError(f"trigger {trigger!r}: one of {', '.join(TRIGGERS)}")
+    return [(label, f"{prefix} ({trigger}{suffix})") for label, suffix in WAIT_READINGS.items()]
+
+
+def lred_pacing_gain_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
+                              window: int, prefix: str = "pacing") -> list[tuple[str, Estimate]]:
+    """The unspecified range of pacing's wait: the goodput gain over NewReno at MaxWin ``window`` of
+    each reading of the wait with the given trigger reading."""
+    return [(label, lred_pacing_gain_of(sc, window)(ctx, runs, point)) for label, sc in _readings(prefix, trigger)]
+
+
+def lred_pacing_rtt_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
+                             window: int) -> list[tuple[str, Estimate]]:
+    """As :func:`lred_pacing_gain_readings`, for the RTT over NewReno's."""
+    return [(label, lred_pacing_rtt_ratio_of(sc, window)(ctx, runs, point)) for label, sc in _readings("pacing", trigger)]
+
+
+def lred_chain_gain_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
+                             flows: int, long: bool) -> list[tuple[str, Estimate]]:
+    """The unspecified range of pacing's wait for LRED+pacing on chains: the mean gain of each reading."""
+    return [(label, lred_chain_gain_of(sc, flows, long)(ctx, runs, point))
+            for label, sc in _readings("LRED+pacing", trigger)]
+
+
+def lred_topo_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, trigger: str,
+                       measure: str) -> list[tuple[str, Estimate]]:
+    """The unspecified range of pacing's wait for LRED+pacing on a topology case (``measure`` as
+    :func:`lred_topo`'s quantity)."""
+    return [(label, lred_topo_check(case, sc, measure)(ctx, runs, point))
+            for label, sc in _readings("LRED+pacing", trigger)]
+
+
 def _const(text: str, _: Any) -> str:
     return text
 
