@@ -380,10 +380,11 @@ impl Dcf {
     }
 
     /// The pacing wait is over: the ordinary post-transmission backoff
-    /// starts now, then whatever is pending goes out as usual.
+    /// starts now, and its expiry sends whatever is pending. (Not
+    /// `tx_resume`: the wait may end in the middle of an exchange this node
+    /// answers, whose state must not be reset.)
     fn pace_handler(&mut self, p: &MacParams, env: &mut impl MacEnv) {
         self.backoff_start(0, 0, p, env);
-        self.tx_resume(p, env);
     }
 
     /// Freeze or resume the backoff after a change of carrier state.

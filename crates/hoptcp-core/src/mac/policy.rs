@@ -328,6 +328,42 @@ mod tests {
     }
 
     #[test]
+    fn a_timer_wait_ending_during_an_answered_exchange_leaves_it_intact() {
+        // Node 0 paces (short wait: a 40 B packet), then answers node 1's RTS; the
+        // wait ends while node 1's DATA is on the air. The DATA must still be
+        // acknowledged, and the pending packet must go out afterwards.
+        let p = params();
+        let (mut d, mut env) = (dcf(paced(PacingWait::Timer, PacingExtra::Exchange)), Env::default());
+        d.send(Outgoing { packet: 1, ip_bytes: 40, next_hop: 1 }, &p, &mut env);
+        fire(&mut d, &mut env, MacTimer::Backoff, &p);
+        answer(&mut d, &mut env, FrameKind::Cts, &p);
+        fire(&mut d, &mut env, MacTimer::Defer, &p);
+        answer(&mut d, &mut env, FrameKind::Ack, &p);
+        let (pace_at, _) = last(&env, MacTimer::Pace);
+        d.send(out(2), &p, &mut env);
+        env.now += p.timing.difs;
+        let nav = p.duration(3 * p.timing.sifs + p.cts_time + p.timing.data_airtime(1534) + p.ack_time);
+        let rts = Frame { kind: FrameKind::Rts, ta: 1, ra: 0, nav, seq: 0, retry: false, bytes: 20, airtime: p.rts_time,
+                          packet: NO_PACKET };
+        d.on_rx_start(&rts, 1e-6, true, &p, &mut env);
+        fire(&mut d, &mut env, MacTimer::Recv, &p);
+        fire(&mut d, &mut env, MacTimer::Defer, &p);
+        assert_eq!(env.sent.last().unwrap().kind, FrameKind::Cts);
+        env.now += p.cts_time + p.timing.sifs;
+        let data = Frame { kind: FrameKind::Data, ta: 1, ra: 0, nav: 0, seq: 7, retry: false, bytes: 1534,
+                           airtime: p.timing.data_airtime(1534), packet: 9 };
+        d.on_rx_start(&data, 1e-6, true, &p, &mut env);
+        assert!(pace_at < env.now + data.airtime, "the wait ends during the DATA");
+        fire(&mut d, &mut env, MacTimer::Pace, &p);
+        fire(&mut d, &mut env, MacTimer::Recv, &p);
+        fire(&mut d, &mut env, MacTimer::Defer, &p);
+        assert_eq!(env.sent.last().unwrap().kind, FrameKind::Ack, "the DATA is acknowledged");
+        fire(&mut d, &mut env, MacTimer::Send, &p);
+        fire(&mut d, &mut env, MacTimer::Backoff, &p);
+        assert_eq!(env.sent.last().unwrap().kind, FrameKind::Rts, "then our pending packet goes out");
+    }
+
+    #[test]
     fn data_extra_is_the_data_frame_airtime() {
         let p = params();
         let (mut plain, mut e1) = (dcf(LinkPolicy::Standard), Env::default());

@@ -790,6 +790,28 @@ def lred_topo_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str,
             for label, sc in _readings("LRED+pacing", trigger)]
 
 
+def lred_pacing_values(ctx: "Context") -> dict[str, Any]:
+    """fu-pacing's notes: the gain at W* = 3 and at MaxWin 1 of every pacing reading, the best reading
+    at W*, and the readings' spread."""
+    df = lred_with_scheme(ctx.runs)
+    schemes = sorted(x for x in df["scheme"].unique() if x.startswith("pacing ("))
+    rows, best = [], None
+    for sc in schemes:
+        g3 = lred_pacing_gain_of(sc, 3)(ctx, ctx.runs, {})
+        g1 = lred_pacing_gain_of(sc, 1)(ctx, ctx.runs, {}) if (df[WIN] == 1).any() else _NAN
+        r3 = lred_pacing_rtt_ratio_of(sc, 3)(ctx, ctx.runs, {})
+        rows.append(f"| {sc} | {g3.mean:+.1f} ± {g3.ci:.1f} | {r3.mean:.3f} | {g1.mean:+.1f} |")
+        if best is None or g3.mean > best[1].mean:
+            best = (sc, g3)
+    if best is None:
+        raise SpecError("no pacing runs")
+    gains = [float(r.split("|")[2].split("±")[0]) for r in rows]
+    return {"pacing_table": "\n".join(["| reading | gain at W* = 3 (%) | RTT ÷ NewReno's at W* | gain at MaxWin 1 (%) |",
+                                        "|---|---|---|---|", *rows]),
+            "pacing_best": f"{best[0]} ({best[1].mean:+.1f} ± {best[1].ci:.1f}%)",
+            "pacing_spread": f"{min(gains):+.1f}% to {max(gains):+.1f}%"}
+
+
 def _const(text: str, _: Any) -> str:
     return text
 
