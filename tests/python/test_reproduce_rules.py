@@ -121,4 +121,5 @@ def test_a_quick_report_says_how_it_ran(fake_core, tmp_path):
     text = reproduce(e, tmp_path / "o", quick=True, store=tmp_path / "r.db", progress=False).report.read_text()
     assert "Overall verdict: **" in text and "(quick: 2 seeds × 0.5 s)" in text
     assert "| run | quick: 2 seeds × 0.5 s |" in text and "ran quick: 2 seeds × 0.5 s" in text
+    assert "**quick: 2 seeds × 0.5 s.** Seeds and run lengths stated in the description" in text
     assert "| build | `0.0.0-fake` |" in text

@@ -498,6 +498,9 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
         L.append(f"Source: {entry.citation}")
     if entry.description:
         L += ["", entry.description]
+    if quick:
+        L += ["", f"**{run_text(ctx)}.** Seeds and run lengths stated in the description, notes and captions "
+              "without this mark are those of the full run, not of this report."]
     overall = overall_verdict(claims)
     L += ["", f"Overall verdict: **{overall}** ({run_text(ctx)}" + ("; paper claims only" if any(
         not c.claim.counted for c in claims) else "") + ")"]
