@@ -449,7 +449,7 @@ def _open_store(store: str | None) -> Any:
     path = store or DEFAULT_STORE
     if not Path(path).is_file():
         raise SpecError(f"store not found: {path} (run a sweep first, or pass --store FILE)")
-    return Store(path)
+    return Store(path, read_only=True)
 
 
 def _select_one_sweep(db: Any, sweep: str | None) -> str:
@@ -822,6 +822,10 @@ def _exit_status(exc: BaseException) -> tuple[int, str | None]:
     if isinstance(exc, OSError):  # disk full, permissions, ...: the system's words, one line
         where = f" ({exc.filename})" if exc.filename else ""
         return 1, _line(f"{exc.strerror or exc}{where}")
+    import sqlite3
+
+    if isinstance(exc, sqlite3.Error):  # e.g. the store's disk filled up during a sweep
+        return 1, _line(f"results store: {exc}")
     raise exc
 
 

@@ -386,7 +386,7 @@ def load(store: str | Path = DEFAULT_STORE, sweep: str | None = None, where: Any
     """
     if str(store) != ":memory:" and not Path(store).is_file():
         raise SpecError(f"store not found: {store}")
-    with Store(store) as db:
+    with Store(store, read_only=str(store) != ":memory:") as db:
         df = db.frame(sweep, version, metrics)
     attrs = dict(df.attrs)
     if where is not None:
