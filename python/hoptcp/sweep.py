@@ -371,8 +371,8 @@ def sweep(scenario: Scenario | str | Path | SweepSpec, grid: Mapping[str, Any] |
 
 def _is_spec_file(path: str | Path) -> bool:
     try:
-        doc = _toml.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # unreadable, not UTF-8, not TOML: not a spec
+        doc = _toml.loads(_toml.read_file(Path(path), "file", ValueError))
+    except (OSError, ValueError):  # unreadable, not a regular file, not UTF-8, not TOML: not a spec
         return False
     return "scenario" in doc
 
