@@ -67,8 +67,10 @@ def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[An
     for i, h in enumerate(headers):
         t.add_column(h, justify="right" if i >= right_from else "left", no_wrap=i not in wrap,
                      overflow="fold" if i in wrap else "ellipsis")
-    for r in rows:
-        t.add_row(*[x if isinstance(x, str) else _fmt(x) for x in r])
+    from rich.text import Text
+
+    for r in rows:  # Text: a cell such as "[1, 2]" or "[ip.ldm]" is shown as written, not read as markup
+        t.add_row(*[Text(x if isinstance(x, str) else _fmt(x)) for x in r])
     return t
 
 
@@ -244,10 +246,12 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
     con = _console()
     s = RunResult(raw).summary
     speed = f", {s['speedup']:.0f}x real time" if s.get("speedup") else ""
-    con.print(f"[bold]{sc.name}[/bold]  seed {s['seed']}, {_fmt(s['duration_s'])} s simulated, "
+    from rich.markup import escape
+
+    con.print(f"[bold]{escape(sc.name)}[/bold]  seed {s['seed']}, {_fmt(s['duration_s'])} s simulated, "
               f"{_fmt(s['events'])} events in {_fmt(s['wall_time_s'], 3)} s{speed}  (hoptcp {s['hoptcp_version']})")
     if sc.overrides:
-        con.print("overrides: " + ", ".join(f"{k}={v}" for k, v in sc.overrides))
+        con.print(escape("overrides: " + ", ".join(f"{k}={v}" for k, v in sc.overrides)))
     con.print()
     flows = raw.get("flows") or []
     if flows:
@@ -303,9 +307,11 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
                   f"{bm['discarded']} discarded, {state}): aggregate [bold]{_fmt((agg.get('mean') or 0) / 1e3)}"
                   f"{ci} kb/s[/bold]   Jain {_fmt(jain.get('mean'))}   stopped at {_fmt(bm.get('end_s'))} s")
     if pcap:
-        con.print(f"packet trace written to {pcap}")
+        con.print(escape(f"packet trace written to {pcap}"))
+    from rich.markup import escape  # warnings name sections like [ip.ldm]: text, not markup
+
     for w in raw.get("warnings") or []:
-        con.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
+        con.print(f"[bold yellow]warning:[/bold yellow] {escape(w)}", highlight=False)
 
 
 def _print_wired(con: Any, wired: dict[str, Any]) -> None:
@@ -424,8 +430,10 @@ def _print_summary(df: Any, metrics: Sequence[str] | None = None, console: Any =
     for m in shown:
         t.add_column(f"{m} (mean ± 95% CI)", justify="right", overflow="fold",
                      min_width=max(len(x) for x in cells[m]))
+    from rich.text import Text
+
     for i, row in enumerate(lead):
-        t.add_row(*row, *[cells[m][i] for m in shown])
+        t.add_row(*map(Text, row), *[Text(cells[m][i]) for m in shown])
     notes = []
     if len(summ) > MAX_ROWS:
         notes.append(f"{len(summ) - MAX_ROWS} more rows: hoptcp results export")
@@ -619,9 +627,28 @@ def _model_runs(name: str, params: dict[str, Any], list_key: str | None, as_json
     if len(flat) == 1:
         _console().print(_table(f"model {name}", ["quantity", "value"], [[k, v] for k, v in flat[0].items()],
                                 right_from=1))
-    else:
-        keys = list(dict.fromkeys(k for f in flat for k in f))
-        _console().print(_table(f"model {name}", keys, [[f.get(k) for k in keys] for f in flat]))
+        return
+    # Several variants: one row each, with the quantities that matter (all of them: --json).
+    columns = _MODEL_COLUMNS.get(name) or [(k, k, 1.0) for k in dict.fromkeys(k for f in flat for k in f)]
+    columns = [c for c in columns if any(c[0] in f for f in flat)]
+    t = _table(f"model {name}", [h for _, h, _ in columns],
+               [[_scaled(f.get(k), sc) for k, _, sc in columns] for f in flat], right_from=0)
+    if name in _MODEL_COLUMNS:
+        t.caption = _MODEL_NOTES.get(name, "") + "every quantity: --json"
+    _console().print(t)
+
+
+_MODEL_NOTES = {"bianchi": "τ: transmission probability per slot, p: conditional collision probability, "
+                           "S: normalized throughput; "}
+
+#: the columns of a multi-row model table: (key, header, scale)
+_MODEL_COLUMNS: dict[str, list[tuple[str, str, float]]] = {
+    "bianchi": [("stations", "n", 1), ("tau", "τ", 1), ("p", "p", 1), ("p_tr", "P_tr", 1), ("p_s", "P_s", 1),
+                ("mean_slot_s", "slot µs", 1e6), ("normalized", "S", 1), ("goodput_bps", "Mb/s", 1e-6),
+                ("per_station_bps", "kb/s each", 1e-3), ("drop_probability", "P drop", 1)],
+    "wstar": [("topology", "topology", 1), ("hops", "hops", 1), ("wstar.exact", "W* exact", 1),
+              ("wstar.rounded", "W* (packets)", 1)],
+}
 
 
 def _int_list(_ctx: Any, param: Any, value: str | None) -> list[int] | None:
