@@ -29,12 +29,14 @@ RunFn = Callable[[str, Sequence[tuple[str, str]], int], str]
 
 
 def run(scenario: Scenario | str | Path, seed: int | None = None, pcap: str | Path | None = None,
-        **overrides: Any) -> RunResult:
-    """Run one simulation: ``hoptcp.run("chain7.toml", seed=1, tcp__max_window=3)``."""
+        pcap_node: int | None = None, **overrides: Any) -> RunResult:
+    """Run one simulation: ``hoptcp.run("chain7.toml", seed=1, tcp__max_window=3)``.
+    ``pcap_node``: the trace ``pcap`` holds that node's frames alone."""
     sc = as_scenario(scenario)
     if overrides:
         sc = sc.with_(**overrides)
-    raw = _bridge.run_json(sc.toml, sc.overrides, seed, str(pcap) if pcap is not None else None)
+    raw = _bridge.run_json(sc.toml, sc.overrides, seed, str(pcap) if pcap is not None else None,
+                           pcap_node=pcap_node)
     return RunResult(raw, scenario=sc)
 
 

@@ -169,6 +169,21 @@ class SweepSpec:
             raise SpecError(f"{p}: invalid TOML: {exc}") from None
         return cls.from_dict(doc, p.resolve().parent, default_name=p.stem, origin=str(p))
 
+    def with_set(self, pairs: Sequence[tuple[str, str]]) -> "SweepSpec":
+        """This sweep with overrides (dotted key, TOML value text; ``--set``) at every
+        point. They replace the spec's [set] value of the same key; a key the sweep
+        varies ([grid] or [zip]) is refused, as the points would override it."""
+        import dataclasses
+
+        for key, _ in pairs:
+            for section, table in (("grid", self.grid), ("zip", self.zip)):
+                if key in table:
+                    raise SpecError(f"--set {key}: the sweep varies this key in [{section}]; "
+                                    "change its values in the sweep spec instead")
+        keys = {k for k, _ in pairs}
+        return dataclasses.replace(self, scenario=self.scenario.with_raw(pairs),
+                                   set={k: v for k, v in self.set.items() if k not in keys})
+
     # --- views ----------------------------------------------------------------------
     @property
     def param_keys(self) -> list[str]:

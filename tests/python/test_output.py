@@ -193,3 +193,44 @@ def test_warnings_keep_their_bracketed_section_names(real_core, capsys, tmp_path
     assert code == 0, err
     warning = next(ln for ln in out.splitlines() if ln.startswith("warning:"))
     assert "(enable [ip.ldm] or [mac.link_red] with action" in warning, warning
+
+
+def test_glob_metrics_that_are_zero_everywhere_are_not_shown(fake_core, capsys, tmp_path, scenario_file):
+    from rich.console import Console
+
+    db = tmp_path / "r.db"
+    df = hoptcp.sweep(scenario_file, grid={"tcp.max_window": [1, 2]}, replications=2, store=db, progress=False,
+                      name="d", metrics=["aggregate_goodput_bps", "drops.*"])
+    zero = [m for m in df.attrs["metrics"] if m.startswith("drops.") and (df[m] == 0).all()]
+    nonzero = [m for m in df.attrs["metrics"] if m.startswith("drops.") and m not in zero]
+    assert "drops.ttl" in zero and nonzero  # the fake core never drops for ttl; it does overflow queues
+    buf = io.StringIO()
+    _print_summary(df, list(df.attrs["metrics"]), console=Console(file=buf, width=1000), patterns=["drops.*"])
+    out = buf.getvalue()
+    assert all(f"{m} (mean" not in out for m in zero) and all(f"{m} (mean" in out for m in nonzero)
+    assert f"{len(zero)} metrics zero in every run not shown" in out
+    code, out, err = run_cli(capsys, "results", "show", "--store", db, "-m", "drops.ttl")  # named: shown
+    assert code == 0 and "drops.ttl (mean" in out
+
+
+def test_crosscheck_help_names_the_default_store(capsys):
+    code, out, err = run_cli(capsys, "crosscheck", "--help")
+    assert code == 0 and "$HOPTCP_STORE" in out and "hoptcp-results.db" not in out
+
+
+def test_docs_link_only_to_files_in_the_repository():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    pages = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    bad = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            if not (page.parent / target).exists():
+                bad.append(f"{page.relative_to(root)}: {target}")
+        bad += [f"{page.relative_to(root)}: mentions {m}" for m in re.findall(r"\.\./shared/\S+|\bshared/\S+\.md", text)]
+    assert not bad, bad
