@@ -32,7 +32,7 @@ def _console(stderr: bool = False, width: int | None = None) -> Any:
     if width is None and not stream.isatty():
         width = 200  # files and pipes: do not squeeze tables to 80 columns
     con = Console(file=stream, highlight=False, width=width, soft_wrap=False)
-    con.on_broken_pipe = _broken_pipe  # rich would exit 1; main() ends quietly instead
+    con.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]  # rich would exit 1; main() ends quietly
     return con
 
 

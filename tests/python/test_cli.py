@@ -252,3 +252,29 @@ def test_a_closed_pipe_ends_quietly(subprocess_env, scenario_file):
         finally:
             os.close(w)
         assert p.returncode == 0 and p.stderr == b"", (args, p.returncode, p.stderr.decode())
+
+
+@pytest.mark.core
+def test_trace_write_failure_and_one_nodes_trace(real_core, capsys, tmp_path):
+    sc = tmp_path / "chain.toml"
+    sc.write_text('duration_s = 0.5\n[topology]\nkind = "chain"\nhops = 3\n[[flows]]\nsrc = 0\ndst = 3\n'
+                  'transport = "tcp"\n')
+    code, out, err = run_cli(capsys, "run", sc, "--pcap", "/dev/full")
+    assert code == 1 and err.strip() == ("hoptcp: error: writing the packet trace /dev/full failed: "
+                                         "No space left on device (os error 28)"), err
+    one = tmp_path / "n1.pcapng"
+    code, out, err = run_cli(capsys, "run", sc, "--pcap", one, "--pcap-node", "1")
+    assert code == 0 and one.stat().st_size > 1000 and "--pcap-node N" not in out, err
+    code, out, err = run_cli(capsys, "run", sc, "--pcap", one, "--pcap-node", "4")
+    assert_user_error(code, out, err, "`pcap_node` = 4: the scenario's wireless nodes are 0 to 3")
+
+
+@pytest.mark.core
+def test_a_huge_chain_reports_the_nodes_that_took_part(real_core):
+    import hoptcp
+
+    sc = hoptcp.Scenario.from_toml('duration_s = 0.011\n[topology]\nkind = "chain"\nhops = 1000000\n'
+                                   '[[flows]]\nsrc = 0\ndst = 7\ntransport = "tcp"\n')
+    r = hoptcp.run(sc)
+    assert r.summary["nodes"] == 1_000_001
+    assert list(r.nodes.index) == list(range(9))  # the flow's nodes and the two that sense node 7

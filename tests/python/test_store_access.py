@@ -58,7 +58,7 @@ def unprivileged(argv: list[str]) -> tuple[int, str, str]:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 code = main(argv)
             payload = json.dumps([code, out.getvalue(), err.getvalue()])
-        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+        except BaseException as exc:  # reported to the parent
             payload = json.dumps([99, "", f"child failed: {type(exc).__name__}: {exc}"])
         with os.fdopen(w, "w") as f:
             f.write(payload)

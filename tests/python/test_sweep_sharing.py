@@ -83,6 +83,9 @@ def _frames(text: str) -> list[str]:
 
 
 def test_terminal_progress_is_one_bar_that_ends_at_the_total(fake_core, scenario_file, tmp_path, monkeypatch):
+    for var in ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE"):  # let rich see the terminal we give it
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
     term = _Terminal()
     monkeypatch.setattr(sys, "stderr", term)
     spec = spec_for(scenario_file, metrics=["aggregate_goodput_bps"])  # the probe run goes through the same bar

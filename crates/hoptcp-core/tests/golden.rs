@@ -133,7 +133,8 @@ fn reports_match_the_golden_files() {
         let got_nodes = got.as_object_mut().unwrap().remove("nodes").unwrap();
         let want_nodes = want_nodes.as_array().unwrap();
         if got["node_count"] != want_nodes.len() {
-            failures.push(format!("{name}.node_count: {} != {} nodes in the golden file", got["node_count"], want_nodes.len()));
+            let (n, golden) = (&got["node_count"], want_nodes.len());
+            failures.push(format!("{name}.node_count: {n} != {golden} nodes in the golden file"));
         }
         for w in want_nodes {
             let id = &w["id"];

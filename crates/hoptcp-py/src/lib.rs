@@ -59,6 +59,7 @@ fn plan(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>, s
 /// holds that node's frames alone.
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, overrides, seed=None, pcap=None, progress=None, progress_every_s=0.25, pcap_node=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature, keyword arguments with defaults
 fn run(
     py: Python<'_>,
     scenario_toml: &str,

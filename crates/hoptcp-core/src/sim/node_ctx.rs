@@ -54,11 +54,7 @@ pub(crate) struct Drops {
 
 impl Drops {
     pub fn new() -> Self {
-        Drops {
-            by_node: BTreeMap::new(),
-            by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()],
-            by_link: BTreeMap::new(),
-        }
+        Drops { by_node: BTreeMap::new(), by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()], by_link: BTreeMap::new() }
     }
 
     pub fn record(&mut self, node: u32, cause: DropCause, kind: PacketKind) {

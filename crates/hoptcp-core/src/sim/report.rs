@@ -428,8 +428,7 @@ fn wired_report(sim: &mut Simulation) -> Option<WiredReport> {
         })
         .collect();
     let link_drops = links.iter().map(|l| l.a_to_b.drops + l.b_to_a.drops).sum();
-    let node_drops =
-        (w.first..w.first + w.count).map(|v| (v.to_string(), sim.drops.of_node(v).iter().sum())).collect();
+    let node_drops = (w.first..w.first + w.count).map(|v| (v.to_string(), sim.drops.of_node(v).iter().sum())).collect();
     Some(WiredReport {
         gateway: w.gateway,
         first_node: w.first,
