@@ -123,18 +123,26 @@ def run_json(
     pcap: str | None = None,
     progress: Callable[[float], Any] | None = None,
     progress_every_s: float | None = None,
+    pcap_node: int | None = None,
 ) -> str:
     """Run one simulation; return the result JSON text exactly as the core wrote it.
 
     ``progress(fraction)`` is called at most every ``progress_every_s`` seconds
     (default a quarter) during long runs; an exception it raises (Ctrl-C raises
-    KeyboardInterrupt there) stops the run and propagates.
+    KeyboardInterrupt there) stops the run and propagates. With ``pcap_node`` the
+    trace holds that node's frames alone (one interface).
     """
     c = core()
     seed = check_seed(seed)
     if pcap is not None:
         check_output_file(pcap, "pcap")
-    kw = {} if progress_every_s is None else {"progress_every_s": progress_every_s}
+    kw: dict[str, Any] = {} if progress_every_s is None else {"progress_every_s": progress_every_s}
+    if pcap_node is not None:
+        if pcap is None:
+            raise SpecError("pcap_node: give a trace file (--pcap FILE) to write the node's frames to")
+        if isinstance(pcap_node, bool) or not isinstance(pcap_node, int) or not 0 <= pcap_node < 2**32:
+            raise ScenarioError(f"pcap_node: invalid value {pcap_node!r}; expected a node id (an integer >= 0)")
+        kw["pcap_node"] = pcap_node
     try:
         if progress is None and not kw:
             return c.run(toml_text, _pairs(overrides), seed, pcap)

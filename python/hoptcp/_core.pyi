@@ -20,10 +20,12 @@ def run(
     pcap: str | None = None,
     progress: Callable[[float], Any] | None = None,
     progress_every_s: float = 0.25,
+    pcap_node: int | None = None,
 ) -> str:
     """Run one simulation and return its JSON result. ``progress(fraction)`` is
     called at most every ``progress_every_s`` seconds; Ctrl-C or an exception
-    from ``progress`` stops the run. Raises ScenarioError, OSError (trace)."""
+    from ``progress`` stops the run. ``pcap_node``: the trace holds that node's
+    frames alone. Raises ScenarioError, OSError (trace)."""
 
 def model(name: str, params_json: str) -> str:
     """Evaluate an analytic model with JSON parameters; returns JSON; ValueError."""

@@ -16,20 +16,51 @@ else:  # pragma: no cover
 TOMLDecodeError = tomllib.TOMLDecodeError
 
 
+#: the largest scenario or spec file read (an explicit topology of a million
+#: nodes is about 30 MB); anything longer is refused before it is read
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
 def read_file(path: Path, what: str, error: type[Exception]) -> str:
     """The text of a scenario or spec file; a missing, unreadable or directory
-    path raises ``error`` with one line naming ``what`` and the path."""
+    path, anything but a regular file (a device such as /dev/zero, a FIFO, a
+    socket: they may never end) and a file over ``MAX_FILE_BYTES`` raise
+    ``error`` with one line naming ``what`` and the path."""
+    import os
+    import stat
+
     try:
-        return path.read_text(encoding="utf-8")
+        # O_NONBLOCK: opening a FIFO with no writer must not wait for one.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise error(f"{what} not found: {path}") from None
     except IsADirectoryError:
         raise error(f"{what} {path} is a directory, not a file") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror}") from None
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        os.close(fd)
+        raise error(f"{what} {path} is a directory, not a file")
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+                    or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
+            raise error(f"{what} {path} is {kind}, not a regular file; give a TOML file "
+                        f"(at most {MAX_FILE_BYTES // 2**20} MiB)")
+        if st.st_size > MAX_FILE_BYTES:
+            raise error(f"{what} {path} is {st.st_size:,} bytes; the limit is {MAX_FILE_BYTES // 2**20} MiB")
+        try:
+            data = f.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise error(f"cannot read {what} {path}: {exc.strerror}") from None
+    if len(data) > MAX_FILE_BYTES:  # it grew while being read
+        raise error(f"{what} {path} is over the limit of {MAX_FILE_BYTES // 2**20} MiB")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{what} {path} is not a UTF-8 text file (byte {exc.start}: {exc.reason}); "
                     "scenarios and specs are TOML text") from None
-    except OSError as exc:
-        raise error(f"cannot read {what} {path}: {exc.strerror}") from None
 
 
 def loads(text: str) -> dict[str, Any]:

@@ -31,7 +31,13 @@ def _console(stderr: bool = False, width: int | None = None) -> Any:
     stream = sys.stderr if stderr else sys.stdout
     if width is None and not stream.isatty():
         width = 200  # files and pipes: do not squeeze tables to 80 columns
-    return Console(file=stream, highlight=False, width=width, soft_wrap=False)
+    con = Console(file=stream, highlight=False, width=width, soft_wrap=False)
+    con.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]  # rich would exit 1; main() ends quietly
+    return con
+
+
+def _broken_pipe() -> None:
+    raise BrokenPipeError(32, "Broken pipe")
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
@@ -67,8 +73,10 @@ def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[An
     for i, h in enumerate(headers):
         t.add_column(h, justify="right" if i >= right_from else "left", no_wrap=i not in wrap,
                      overflow="fold" if i in wrap else "ellipsis")
-    for r in rows:
-        t.add_row(*[x if isinstance(x, str) else _fmt(x) for x in r])
+    from rich.text import Text
+
+    for r in rows:  # Text: a cell such as "[1, 2]" or "[ip.ldm]" is shown as written, not read as markup
+        t.add_row(*[Text(x if isinstance(x, str) else _fmt(x)) for x in r])
     return t
 
 
@@ -122,16 +130,22 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as one JSON document.")
 @click.option("--pcap", type=click.Path(dir_okay=False), default=None,
               help="Write a packet trace (pcapng, one interface per node).")
-def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None) -> None:
+@click.option("--pcap-node", "pcap_node", type=click.IntRange(min=0), default=None, metavar="N",
+              help="With --pcap: node N's frames alone, the view for Wireshark's TCP analysis "
+                   "(see docs/testing.md, Wireshark).")
+def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None,
+        pcap_node: int | None) -> None:
     """Run one simulation and print its summary tables."""
     from . import _bridge
     from .scenario import Scenario
 
+    if pcap_node is not None and pcap is None:
+        raise SpecError(f"--pcap-node {pcap_node}: give the trace file with --pcap FILE")
     sc = Scenario.load(scenario).with_raw(_parse_sets(sets))
     bar = _RunProgress(sc.name, show=not as_json)
     try:
         with bar:
-            text = _bridge.run_json(sc.toml, sc.overrides, seed, pcap, progress=bar.update)
+            text = _bridge.run_json(sc.toml, sc.overrides, seed, pcap, progress=bar.update, pcap_node=pcap_node)
     except KeyboardInterrupt:
         done = f" at {bar.fraction:.0%} of the simulated time" if bar.fraction else ""
         trace = f"; the trace in {pcap} is incomplete" if pcap else ""
@@ -139,7 +153,7 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
     if as_json:
         click.echo(text)
         return
-    _print_run(json.loads(text), sc, pcap)
+    _print_run(json.loads(text), sc, pcap, pcap_node)
 
 
 class _RunProgress:
@@ -238,16 +252,18 @@ def _scaled(v: Any, scale: float) -> Any:
     return v * scale if isinstance(v, (int, float)) and not isinstance(v, bool) and scale != 1 else v
 
 
-def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
+def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None, pcap_node: int | None = None) -> None:
     from .results import RunResult, drop_rows
 
     con = _console()
     s = RunResult(raw).summary
     speed = f", {s['speedup']:.0f}x real time" if s.get("speedup") else ""
-    con.print(f"[bold]{sc.name}[/bold]  seed {s['seed']}, {_fmt(s['duration_s'])} s simulated, "
+    from rich.markup import escape
+
+    con.print(f"[bold]{escape(sc.name)}[/bold]  seed {s['seed']}, {_fmt(s['duration_s'])} s simulated, "
               f"{_fmt(s['events'])} events in {_fmt(s['wall_time_s'], 3)} s{speed}  (hoptcp {s['hoptcp_version']})")
     if sc.overrides:
-        con.print("overrides: " + ", ".join(f"{k}={v}" for k, v in sc.overrides))
+        con.print(escape("overrides: " + ", ".join(f"{k}={v}" for k, v in sc.overrides)))
     con.print()
     flows = raw.get("flows") or []
     if flows:
@@ -260,8 +276,9 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
     nodes = raw.get("nodes") or []
     # Only nodes that did something at the MAC: idle nodes of big topologies add nothing.
     active = [n for n in nodes if (n.get("mac_packets") or 0) + (n.get("cts_sent") or 0) > 0]
+    total = raw.get("node_count", len(nodes))  # the report lists only the nodes that took part
     if active:
-        title = "Nodes (MAC and interface queue)" + (f", {len(active)} of {len(nodes)} active" if len(active) < len(nodes) else "")
+        title = "Nodes (MAC and interface queue)" + (f", {len(active)} of {total} active" if len(active) < total else "")
         lead = [[("node", str(n.get("id"))), ("x, y (m)", f"{_fmt(n.get('x'))}, {_fmt(n.get('y'))}")] for n in active]
         con.print(_columns_table(title, active, lead, _NODE_COLUMNS))
         con.print()
@@ -303,9 +320,13 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
                   f"{bm['discarded']} discarded, {state}): aggregate [bold]{_fmt((agg.get('mean') or 0) / 1e3)}"
                   f"{ci} kb/s[/bold]   Jain {_fmt(jain.get('mean'))}   stopped at {_fmt(bm.get('end_s'))} s")
     if pcap:
-        con.print(f"packet trace written to {pcap}")
+        con.print(escape(f"packet trace written to {pcap}"))
+        if pcap_node is None and total > 1:
+            con.print("for Wireshark's TCP analysis open one node's trace: --pcap-node N (docs/testing.md)")
+    from rich.markup import escape  # warnings name sections like [ip.ldm]: text, not markup
+
     for w in raw.get("warnings") or []:
-        con.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
+        con.print(f"[bold yellow]warning:[/bold yellow] {escape(w)}", highlight=False)
 
 
 def _print_wired(con: Any, wired: dict[str, Any]) -> None:
@@ -366,8 +387,12 @@ def _store_option(f: Any) -> Any:
 @click.option("--dask", "dask_addr", metavar="ADDR", default=None,
               help="Send runs to a Dask scheduler, e.g. tcp://host:8786.")
 @_store_option
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario key at every point (repeatable), e.g. --set mac.queue_limit=5; "
+                   "it replaces the spec's [set] value, and a key the sweep varies is refused.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
-def sweep(spec: str, jobs: int | None, dask_addr: str | None, store: str | None, quiet: bool) -> None:
+def sweep(spec: str, jobs: int | None, dask_addr: str | None, store: str | None, sets: tuple[str, ...],
+          quiet: bool) -> None:
     """Run a parameter sweep; only runs missing from the store are simulated."""
     from .runner import check_dask_address
     from .store import DEFAULT_STORE
@@ -376,9 +401,11 @@ def sweep(spec: str, jobs: int | None, dask_addr: str | None, store: str | None,
     if dask_addr is not None:
         check_dask_address(dask_addr)
     the_spec = SweepSpec.load(spec)
+    if sets:
+        the_spec = the_spec.with_set(_parse_sets(sets))
     df = run_sweep(the_spec, store=store or DEFAULT_STORE, jobs=jobs, dask=dask_addr, progress=not quiet)
     if not quiet:
-        _print_summary(df, list(df.attrs["metrics"]) if the_spec.metrics else None)
+        _print_summary(df, list(df.attrs["metrics"]) if the_spec.metrics else None, patterns=the_spec.metrics)
         click.echo(f"\n{len(df)} runs in sweep '{the_spec.name}' (store {df.attrs['store']}); "
                    f"see: hoptcp results show --sweep {the_spec.name}")
 
@@ -389,9 +416,22 @@ def _default_metrics(df: Any) -> list[str]:
     return pref or metrics[:2]
 
 
-def _print_summary(df: Any, metrics: Sequence[str] | None = None, console: Any = None) -> None:
+def _zero_glob_matches(df: Any, metrics: Sequence[str], patterns: Sequence[str] | None) -> list[str]:
+    """Metrics picked by a glob (``drops.*``) that are zero in every run: a spec asks
+    for a family, and the members that never happened only bury the others."""
+    import fnmatch
+
+    globs = [p for p in patterns or () if any(c in p for c in "*?[")]
+    exact = set(patterns or ()) - set(globs)
+    return [m for m in metrics if m not in exact and any(fnmatch.fnmatchcase(m, g) for g in globs)
+            and m in df.columns and df[m].fillna(0).eq(0).all()]
+
+
+def _print_summary(df: Any, metrics: Sequence[str] | None = None, console: Any = None,
+                   patterns: Sequence[str] | None = None) -> None:
     """Mean ± CI per sweep point. Parameter columns are never squeezed: metrics
-    that do not fit the width are left out (and named in the caption)."""
+    that do not fit the width are left out (and named in the caption), and so are
+    metrics a glob in ``patterns`` picked that are zero in every run (counted)."""
     from rich.cells import cell_len
 
     from .stats import summarize
@@ -401,6 +441,11 @@ def _print_summary(df: Any, metrics: Sequence[str] | None = None, console: Any =
         return
     con = console or _console()
     metrics = list(metrics) if metrics else _default_metrics(df)
+    zero = _zero_glob_matches(df, metrics, patterns)
+    if zero and len(zero) < len(metrics):
+        metrics = [m for m in metrics if m not in zero]
+    else:
+        zero = []
     summ = summarize(df, metrics=metrics)
     by = list(summ.attrs["by"])
     head = summ.head(MAX_ROWS)
@@ -424,13 +469,17 @@ def _print_summary(df: Any, metrics: Sequence[str] | None = None, console: Any =
     for m in shown:
         t.add_column(f"{m} (mean ± 95% CI)", justify="right", overflow="fold",
                      min_width=max(len(x) for x in cells[m]))
+    from rich.text import Text
+
     for i, row in enumerate(lead):
-        t.add_row(*row, *[cells[m][i] for m in shown])
+        t.add_row(*map(Text, row), *[Text(cells[m][i]) for m in shown])
     notes = []
     if len(summ) > MAX_ROWS:
         notes.append(f"{len(summ) - MAX_ROWS} more rows: hoptcp results export")
     if len(shown) < len(metrics):
         notes.append(f"not shown for width: {', '.join(metrics[len(shown):])} (pick with -m, or widen the terminal)")
+    if zero:
+        notes.append(f"{len(zero)} metrics zero in every run not shown (e.g. {zero[0]}; name one with -m to see it)")
     if notes:
         t.caption = "; ".join(notes)
     con.print(t)
@@ -449,7 +498,7 @@ def _open_store(store: str | None) -> Any:
     path = store or DEFAULT_STORE
     if not Path(path).is_file():
         raise SpecError(f"store not found: {path} (run a sweep first, or pass --store FILE)")
-    return Store(path)
+    return Store(path, read_only=True)
 
 
 def _select_one_sweep(db: Any, sweep: str | None) -> str:
@@ -501,31 +550,58 @@ def results_show(store: str | None, sweep: str | None, metrics: tuple[str, ...])
     wanted = list(metrics) or spec_metrics
     chosen = select_metrics(df.attrs["metrics"], list(wanted)) if wanted else None
     click.echo(f"sweep '{name}': {len(df)} runs")
-    _print_summary(df, chosen)
+    _print_summary(df, chosen, patterns=wanted)
+
+
+#: export formats by file suffix
+_EXPORT_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json"}
+
+
+def _export_format(output: str | None, fmt: str | None, force: bool) -> str:
+    """The format of ``results export``: from the -o suffix (an unknown suffix is
+    refused rather than filled with CSV), or --format, which must agree with it."""
+    if output is None:
+        if fmt == "parquet":
+            raise SpecError("--format parquet needs -o FILE")
+        return fmt or "csv"
+    from . import _bridge
+
+    suffix = Path(output).suffix.lower()
+    known = ", ".join(_EXPORT_SUFFIXES)
+    by_suffix = _EXPORT_SUFFIXES.get(suffix)
+    if by_suffix is None:
+        raise SpecError(f"-o {output}: unknown export format '{suffix or '(no suffix)'}'; give a file ending "
+                        f"in {known}")
+    if fmt is not None and fmt != by_suffix:
+        raise SpecError(f"-o {output} with --format {fmt}: the file name says {by_suffix}; make them agree")
+    _bridge.check_output_file(output, "-o")
+    if Path(output).exists() and not force:
+        raise SpecError(f"-o {output}: the file exists; add --force to overwrite it")
+    return by_suffix
 
 
 @results.command("export")
 @_store_option
 @click.option("--sweep", default=None, help="Sweep name (default: all runs).")
-@click.option("--format", "fmt", type=click.Choice(["csv", "parquet"]), default=None,
-              help="Output format (default: from the -o suffix, else csv).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "json"]), default=None,
+              help="Output format (default: from the -o suffix: .csv, .parquet/.pq, .json; CSV on stdout).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Output file (default: CSV on stdout).")
-def results_export(store: str | None, sweep: str | None, fmt: str | None, output: str | None) -> None:
+              help="Output file (default: standard output). An existing file is kept unless --force.")
+@click.option("--force", is_flag=True, help="Overwrite the -o file if it exists.")
+def results_export(store: str | None, sweep: str | None, fmt: str | None, output: str | None, force: bool) -> None:
     """Export one row per run (params, seed, metrics)."""
-    if fmt is None:
-        fmt = "parquet" if output and output.endswith((".parquet", ".pq")) else "csv"
-    if fmt == "parquet" and not output:
-        raise SpecError("--format parquet needs -o FILE")
+    fmt = _export_format(output, fmt, force)
     with _open_store(store) as db:
         if sweep is not None:
             _pick_sweep(db, sweep)
         df = db.frame(sweep)
-    if fmt == "csv":
+    if fmt in ("csv", "json"):
+        write = (lambda f: df.to_csv(f, index=False)) if fmt == "csv" else (
+            lambda f: df.to_json(f, orient="records", indent=1))
         if output:
-            df.to_csv(output, index=False)
+            write(output)
         else:
-            df.to_csv(sys.stdout, index=False)
+            write(sys.stdout)
             return
     else:
         try:
@@ -554,7 +630,10 @@ def plot(store: str | None, sweep: str | None, x: str, y: str, hue: str | None, 
     from .plotting import check_image_path, save_sweep_plot, select_rows
 
     if output is not None:
+        from . import _bridge
+
         check_image_path(output)
+        _bridge.check_output_file(output, "-o")  # a missing directory is an error, not created
     conditions = _parse_where(where)
     with _open_store(store) as db:
         name = _select_one_sweep(db, sweep)
@@ -619,9 +698,28 @@ def _model_runs(name: str, params: dict[str, Any], list_key: str | None, as_json
     if len(flat) == 1:
         _console().print(_table(f"model {name}", ["quantity", "value"], [[k, v] for k, v in flat[0].items()],
                                 right_from=1))
-    else:
-        keys = list(dict.fromkeys(k for f in flat for k in f))
-        _console().print(_table(f"model {name}", keys, [[f.get(k) for k in keys] for f in flat]))
+        return
+    # Several variants: one row each, with the quantities that matter (all of them: --json).
+    columns = _MODEL_COLUMNS.get(name) or [(k, k, 1.0) for k in dict.fromkeys(k for f in flat for k in f)]
+    columns = [c for c in columns if any(c[0] in f for f in flat)]
+    t = _table(f"model {name}", [h for _, h, _ in columns],
+               [[_scaled(f.get(k), sc) for k, _, sc in columns] for f in flat], right_from=0)
+    if name in _MODEL_COLUMNS:
+        t.caption = _MODEL_NOTES.get(name, "") + "every quantity: --json"
+    _console().print(t)
+
+
+_MODEL_NOTES = {"bianchi": "τ: transmission probability per slot, p: conditional collision probability, "
+                           "S: normalized throughput; "}
+
+#: the columns of a multi-row model table: (key, header, scale)
+_MODEL_COLUMNS: dict[str, list[tuple[str, str, float]]] = {
+    "bianchi": [("stations", "n", 1), ("tau", "τ", 1), ("p", "p", 1), ("p_tr", "P_tr", 1), ("p_s", "P_s", 1),
+                ("mean_slot_s", "slot µs", 1e6), ("normalized", "S", 1), ("goodput_bps", "Mb/s", 1e-6),
+                ("per_station_bps", "kb/s each", 1e-3), ("drop_probability", "P drop", 1)],
+    "wstar": [("topology", "topology", 1), ("hops", "hops", 1), ("wstar.exact", "W* exact", 1),
+              ("wstar.rounded", "W* (packets)", 1)],
+}
 
 
 def _int_list(_ctx: Any, param: Any, value: str | None) -> list[int] | None:
@@ -849,7 +947,26 @@ def _exit_status(exc: BaseException) -> tuple[int, str | None]:
     if isinstance(exc, OSError):  # disk full, permissions, ...: the system's words, one line
         where = f" ({exc.filename})" if exc.filename else ""
         return 1, _line(f"{exc.strerror or exc}{where}")
+    import sqlite3
+
+    if isinstance(exc, sqlite3.Error):  # e.g. the store's disk filled up during a sweep
+        return 1, _line(f"results store: {exc}")
     raise exc
+
+
+def _discard_stdout() -> None:
+    """The reader of our output went away (``hoptcp ... | head``): like a Unix tool,
+    stop quietly; what Python still holds for stdout goes nowhere, not to a
+    second error at exit."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (tests capture it)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _line(message: str) -> str:
@@ -872,6 +989,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             rv = cli.invoke(ctx)
         return rv if isinstance(rv, int) else 0
     except (Exception, KeyboardInterrupt) as exc:
+        if isinstance(exc, BrokenPipeError):
+            _discard_stdout()
         code, line = _exit_status(exc)
         if line:
             print(line, file=sys.stderr)

@@ -23,12 +23,53 @@ def new_figure(width: float = 6.0, height: float = 4.0) -> "Figure":
     return fig
 
 
+#: readable names of the usual parameters and metrics (others are derived from the column name)
+NAMES = {
+    "tcp.max_window": "TCP maximum window (packets)", "tcp.payload_bytes": "TCP payload (bytes)",
+    "tcp.variant": "TCP variant", "mac.queue_limit": "interface queue limit (packets)",
+    "mac.rts_threshold_bytes": "RTS threshold (bytes)", "topology.hops": "hops", "topology.rows": "grid rows",
+    "topology.spacing_m": "node spacing (m)", "radio.data_rate_mbps": "data rate (Mb/s)",
+    "radio.cs_range_m": "carrier-sense range (m)", "duration_s": "simulated time (s)", "seed": "seed",
+    "fairness_jain": "Jain's fairness index", "drops.total": "drops (packets)",
+}
+#: words written differently in labels
+_WORDS = {"rtt": "RTT", "cwnd": "cwnd", "tcp": "TCP", "udp": "UDP", "cbr": "CBR", "mac": "MAC", "rts": "RTS",
+          "cts": "CTS", "ack": "ACK", "avg": "average", "jain": "Jain", "aodv": "AODV", "ldm": "LDM", "lred": "LRED"}
+
+
+def _words(name: str) -> str:
+    return " ".join(_WORDS.get(w, w) for w in name.replace(".", " ").replace("_", " ").split())
+
+
+def describe(column: str, values: Any = None) -> tuple[str, float]:
+    """(axis label with unit, factor to multiply values by) for a column: bit rates
+    in kb/s or Mb/s (chosen from ``values``' magnitude), seconds in s or ms."""
+    if column in NAMES:
+        return NAMES[column], 1.0
+    import math
+
+    peak = 0.0
+    if values is not None:
+        finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+        peak = max(finite, default=0.0)
+    for suffix, units in (("_bps", ((1e6, "Mb/s", 1e-6), (0.0, "kb/s", 1e-3))),
+                          ("_s", ((1.0, "s", 1.0), (0.0, "ms", 1e3))),
+                          ("_bytes", ((0.0, "bytes", 1.0),)), ("_m", ((0.0, "m", 1.0),)),
+                          ("_mbps", ((0.0, "Mb/s", 1.0),)), ("_pps", ((0.0, "packets/s", 1.0),))):
+        if column.endswith(suffix):
+            unit, factor = next((u, f) for lo, u, f in units if peak >= lo)
+            return f"{_words(column[:-len(suffix)])} ({unit})", factor
+    return _words(column), 1.0
+
+
 def plot_sweep(df: "pd.DataFrame", x: str, y: str, hue: str | None = None, ax: "Axes | None" = None, *,
                confidence: float = 0.95, xlabel: str | None = None, ylabel: str | None = None,
-               title: str | None = None, scale: float = 1.0, logx: bool = False, ymin: float | None = None,
+               title: str | None = None, scale: float | None = None, logx: bool = False, ymin: float | None = None,
                **errorbar_kw: Any) -> "Axes":
     """Mean of ``y`` per value of ``x`` (one line per ``hue``) with CI error bars.
 
+    Axes are labelled with readable names and units (:func:`describe`): bit rates
+    are drawn in kb/s or Mb/s unless ``scale`` (a factor) and ``ylabel`` are given.
     Other parameters of the sweep must be constant: filter first (``hoptcp.load(...,
     where=...)``) or pass one as ``hue``, so that no mean silently mixes settings.
     """
@@ -47,14 +88,20 @@ def plot_sweep(df: "pd.DataFrame", x: str, y: str, hue: str | None = None, ax: "
         import matplotlib.pyplot as plt
 
         ax = plt.gca()
+    y_label, y_factor = describe(y, summ[y].tolist())
+    if scale is None:
+        scale = y_factor
+    elif ylabel is None:
+        y_label = _words(y) + ("" if scale == 1.0 else f" (x {scale:g})")
+    hue_label = describe(hue)[0].split(" (")[0] if hue else ""
     groups = summ.groupby(hue, sort=True) if hue else [(None, summ)]
     for key, g in groups:
         key = key[0] if isinstance(key, tuple) and len(key) == 1 else key
         yerr = g[f"{y}_ci"].fillna(0.0) * scale
         ax.errorbar(g[x], g[y] * scale, yerr=yerr, marker="o", capsize=3,
-                    label=None if hue is None else f"{hue} = {key}", **errorbar_kw)
-    ax.set_xlabel(xlabel or x)
-    ax.set_ylabel(ylabel or f"{y} (mean, {confidence:.0%} CI)")
+                    label=None if hue is None else f"{hue_label} = {key}", **errorbar_kw)
+    ax.set_xlabel(xlabel or describe(x)[0])
+    ax.set_ylabel(ylabel or f"{y_label}, mean ± {confidence:.0%} CI")
     if title:
         ax.set_title(title)
     if hue:

@@ -90,7 +90,7 @@ class RunResult:
             "seed": r.get("seed"),
             "duration_s": r.get("duration_s"),
             "flows": len(r.get("flows", [])),
-            "nodes": len(r.get("nodes", [])),
+            "nodes": r.get("node_count", len(r.get("nodes", []))),
             "aggregate_goodput_bps": r.get("aggregate_goodput_bps"),
             "fairness_jain": r.get("fairness_jain"),
             "drops": total_drops,

@@ -29,12 +29,14 @@ RunFn = Callable[[str, Sequence[tuple[str, str]], int], str]
 
 
 def run(scenario: Scenario | str | Path, seed: int | None = None, pcap: str | Path | None = None,
-        **overrides: Any) -> RunResult:
-    """Run one simulation: ``hoptcp.run("chain7.toml", seed=1, tcp__max_window=3)``."""
+        pcap_node: int | None = None, **overrides: Any) -> RunResult:
+    """Run one simulation: ``hoptcp.run("chain7.toml", seed=1, tcp__max_window=3)``.
+    ``pcap_node``: the trace ``pcap`` holds that node's frames alone."""
     sc = as_scenario(scenario)
     if overrides:
         sc = sc.with_(**overrides)
-    raw = _bridge.run_json(sc.toml, sc.overrides, seed, str(pcap) if pcap is not None else None)
+    raw = _bridge.run_json(sc.toml, sc.overrides, seed, str(pcap) if pcap is not None else None,
+                           pcap_node=pcap_node)
     return RunResult(raw, scenario=sc)
 
 
@@ -353,7 +355,11 @@ def _execute_dask(source: TaskSource, finished: Callable[[Task, Any], None],
 class Progress:
     """Progress of ``total`` runs on stderr: a live bar (done/total, rate, elapsed,
     ETA) on a terminal; otherwise (batch jobs, logs) a plain line every
-    ``PLAIN_INTERVAL_S`` seconds and one at the end. A no-op when disabled."""
+    ``PLAIN_INTERVAL_S`` seconds and one at the end. A no-op when disabled.
+
+    Re-entrant: a sweep enters its bar and hands it to :func:`execute`, which
+    enters it again; only the outermost ``with`` starts and ends the display,
+    so there is one bar, its count reaches the total and it ends once."""
 
     def __init__(self, total: int, description: str, enabled: bool = True, stream: Any = None):
         self.total, self.description, self.enabled = total, description, enabled
@@ -361,9 +367,11 @@ class Progress:
         self.done = 0
         self._bar: Any = None
         self._t0 = self._last = 0.0
+        self._depth = 0
 
     def __enter__(self) -> "Progress":
-        if not self.enabled:
+        self._depth += 1
+        if not self.enabled or self._depth > 1:
             return self
         self._t0 = self._last = time.monotonic()
         if self.stream.isatty():
@@ -389,10 +397,12 @@ class Progress:
               f"elapsed {_duration(elapsed)}{eta}", file=self.stream, flush=True)
 
     def __exit__(self, *exc: Any) -> None:
-        if not self.enabled:
+        self._depth -= 1
+        if not self.enabled or self._depth > 0:
             return
         if self._bar is not None:
             self._bar[0].stop()
+            self._bar = None
         elif exc[0] is None:
             self._line()
 

@@ -121,21 +121,37 @@ def _now() -> str:
 
 
 class Store:
-    """A results store file. Use as a context manager or call :meth:`close`."""
+    """A results store file. Use as a context manager or call :meth:`close`.
 
-    def __init__(self, path: str | Path = DEFAULT_STORE):
+    ``read_only=True`` (``results list/show/export``, ``plot``, :func:`hoptcp.load`)
+    reads a store that cannot be written: a file of mode 444, a directory or a
+    mount that is read-only. Opening one for writing (a sweep) fails at once with
+    one line saying what cannot be written."""
+
+    def __init__(self, path: str | Path = DEFAULT_STORE, read_only: bool = False):
         self.path = os.fspath(path)
+        self.read_only = read_only
+        target = Path(self.path).expanduser()
         if self.path != ":memory:":
-            target = Path(self.path).expanduser()
-            if path is DEFAULT_STORE:
+            if path is DEFAULT_STORE and not read_only:
                 target.parent.mkdir(parents=True, exist_ok=True)
             if target.is_dir():
                 raise SpecError(f"store {self.path} is a directory, not a results store file")
             if not target.resolve().parent.is_dir():
                 raise SpecError(f"store: directory {target.resolve().parent} does not exist")
+            if not read_only:
+                _check_writable(self.path, target)
         try:
-            self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            if read_only and self.path != ":memory:":
+                self._db = _connect_read_only(target)
+            else:
+                self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
             self._open()
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc) or "unable to open" in str(exc):
+                raise SpecError(f"store {self.path} cannot be written ({exc}); a sweep stores its runs there: "
+                                "give a writable file with --store") from None
+            raise SpecError(f"store {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise SpecError(f"store {self.path} is not a hoptcp results store ({exc})") from None
 
@@ -145,6 +161,13 @@ class Store:
         if tables and "meta" not in tables:
             raise SpecError(f"store {self.path} is an SQLite database but not a hoptcp results store "
                             f"(it has tables {', '.join(sorted(tables))})")
+        if self.read_only:
+            if not tables:
+                raise SpecError(f"store {self.path} holds no hoptcp results (an empty file)")
+            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is not None and row[0] != SCHEMA_VERSION:
+                raise SpecError(f"store {self.path}: schema version {row[0]}, this hoptcp reads {SCHEMA_VERSION}")
+            return
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL: durable against process kills
         db.execute("PRAGMA busy_timeout=60000")
@@ -321,6 +344,37 @@ class Store:
             known = ", ".join(self.sweep_names()) or "none"
             raise SpecError(f"sweep '{sweep}' is not in store {self.path}; sweeps there: {known}")
         return make_frame(self.rows(sweep, version), metrics)
+
+
+def _check_writable(path: str, target: Path) -> None:
+    """A store a sweep will write: the file (if it exists) and its directory, where
+    SQLite keeps the store's journal files (``-wal``, ``-shm``), must be writable."""
+    directory = target.resolve().parent
+    if target.exists() and not os.access(target, os.W_OK):
+        mode = f"mode {target.stat().st_mode & 0o777:o}"
+        raise SpecError(f"store {path} is read-only ({mode}, or a read-only mount); a sweep stores its runs "
+                        "there: make it writable or give another file with --store (results list/show/export "
+                        "read it as it is)")
+    if not os.access(directory, os.W_OK):
+        raise SpecError(f"store {path}: directory {directory} is not writable, and SQLite keeps the store's "
+                        "journal files beside it; give a store in a writable directory with --store")
+
+
+def _connect_read_only(target: Path) -> sqlite3.Connection:
+    """Open an existing store for reading only. A WAL store needs its shared-memory
+    file; where that cannot be created (read-only directory or mount) the file is
+    read as immutable, which is right as nothing can be writing it there."""
+    from urllib.parse import quote
+
+    if not target.is_file():
+        raise SpecError(f"store not found: {target} (run a sweep first, or pass --store FILE)")
+    uri = "file:" + quote(str(target.resolve()))
+    try:
+        db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=60.0, isolation_level=None)
+        db.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        return db
+    except sqlite3.OperationalError:
+        return sqlite3.connect(uri + "?immutable=1", uri=True, timeout=60.0, isolation_level=None)
 
 
 def _claim_dead(host: str, pid: int, expires_at: float, now: float) -> bool:

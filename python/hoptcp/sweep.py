@@ -169,6 +169,21 @@ class SweepSpec:
             raise SpecError(f"{p}: invalid TOML: {exc}") from None
         return cls.from_dict(doc, p.resolve().parent, default_name=p.stem, origin=str(p))
 
+    def with_set(self, pairs: Sequence[tuple[str, str]]) -> "SweepSpec":
+        """This sweep with overrides (dotted key, TOML value text; ``--set``) at every
+        point. They replace the spec's [set] value of the same key; a key the sweep
+        varies ([grid] or [zip]) is refused, as the points would override it."""
+        import dataclasses
+
+        for key, _ in pairs:
+            for section, table in (("grid", self.grid), ("zip", self.zip)):
+                if key in table:
+                    raise SpecError(f"--set {key}: the sweep varies this key in [{section}]; "
+                                    "change its values in the sweep spec instead")
+        keys = {k for k, _ in pairs}
+        return dataclasses.replace(self, scenario=self.scenario.with_raw(pairs),
+                                   set={k: v for k, v in self.set.items() if k not in keys})
+
     # --- views ----------------------------------------------------------------------
     @property
     def param_keys(self) -> list[str]:
@@ -371,8 +386,8 @@ def sweep(scenario: Scenario | str | Path | SweepSpec, grid: Mapping[str, Any] |
 
 def _is_spec_file(path: str | Path) -> bool:
     try:
-        doc = _toml.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # unreadable, not UTF-8, not TOML: not a spec
+        doc = _toml.loads(_toml.read_file(Path(path), "file", ValueError))
+    except (OSError, ValueError):  # unreadable, not a regular file, not UTF-8, not TOML: not a spec
         return False
     return "scenario" in doc
 
@@ -386,7 +401,7 @@ def load(store: str | Path = DEFAULT_STORE, sweep: str | None = None, where: Any
     """
     if str(store) != ":memory:" and not Path(store).is_file():
         raise SpecError(f"store not found: {store}")
-    with Store(store) as db:
+    with Store(store, read_only=str(store) != ":memory:") as db:
         df = db.frame(sweep, version, metrics)
     attrs = dict(df.attrs)
     if where is not None:

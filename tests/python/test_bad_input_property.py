@@ -27,6 +27,7 @@ pytestmark = pytest.mark.core
 FILE_EXAMPLES = 400
 SET_EXAMPLES = 400
 FUZZ_EXAMPLES = 1200
+PATH_EXAMPLES = 300
 
 BASES = [
     'duration_s = 0.05\nseed = 1\n[topology]\nkind = "chain"\nhops = 2\nspacing_m = 200\n'
@@ -167,3 +168,75 @@ def test_fuzzed_files_and_sets(real_core, capsys, tmp_path_factory, tally, seed)
     for s in sets:
         args += ["--set", s]
     _check(capsys, [*args, "--set", "duration_s=0.02"], tally)
+
+
+# --- paths, outputs and the daily-use options (issue 21) ------------------------------------
+
+SPEC = ('scenario = "base.toml"\nname = "prop"\nseeds = [1]\n[grid]\n"tcp.max_window" = [1, 2]\n'
+        '[set]\nduration_s = 0.02\n')
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory):
+    """Inputs that are not regular files, and places to write to."""
+    import os
+
+    d = Path(tmp_path_factory.mktemp("places"))
+    (d / "base.toml").write_text(BASES[0])
+    (d / "spec.toml").write_text(SPEC)
+    os.mkfifo(d / "fifo.toml")
+    big = d / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(64 * 1024 * 1024 + 1)
+    (d / "exists.csv").write_text("x")
+    return d
+
+
+INPUTS = ["/dev/zero", "/dev/null", "fifo.toml", "big.toml", ".", "missing.toml", "base.toml"]
+OUTPUTS = ["out.pcapng", "/dev/full", "nodir/out.pcapng", ".", "exists.csv", "out.csv", "out.json", "out.xlsx",
+           "out", "out.parquet", "nodir/out.csv"]
+NODE_IDS = st.one_of(st.integers(min_value=-3, max_value=5), st.integers(min_value=-(2**40), max_value=2**40),
+                     st.sampled_from(["x", "", "1.5", "3e2"]))
+
+
+@common(PATH_EXAMPLES)
+@given(kind=st.sampled_from(["run", "pcap", "sweep", "export"]), where=st.sampled_from(INPUTS),
+       out=st.sampled_from(OUTPUTS), node=st.one_of(st.none(), NODE_IDS),
+       sets=st.lists(st.tuples(st.sampled_from(KEYS), values), max_size=2),
+       fmt=st.one_of(st.none(), st.sampled_from(["csv", "parquet", "json", "xlsx"])), force=st.booleans())
+def test_paths_outputs_and_options(real_core, capsys, places, tally, kind, where, out, node, sets, fmt, force):
+    """Whatever the path, output file, --pcap-node, sweep --set or export format: exit 0,
+    or one line: status 2 for bad input, 1 when writing failed (e.g. /dev/full)."""
+    def at(name: str) -> str:
+        return name if name.startswith("/") else str(places / name)
+
+    store = at("prop.db")
+    if kind == "run":
+        args = ["run", at(where), "--json", "--set", "duration_s=0.02"]
+    elif kind == "pcap":
+        args = ["run", at("base.toml"), "--json", "--set", "duration_s=0.02", "--pcap", at(out)]
+        if node is not None:
+            args += ["--pcap-node", str(node)]
+    elif kind == "sweep":
+        args = ["sweep", at("spec.toml" if where == "base.toml" else where), "--store", store, "-q", "-j", "1"]
+        for key, value in sets:
+            args += ["--set", f"{key}={value}"]
+    else:
+        if not Path(store).exists():
+            assert main(["sweep", at("spec.toml"), "--store", store, "-q", "-j", "1"]) == 0
+        args = ["results", "export", "--store", store, "-o", at(out)]
+        args += [*(["--format", fmt] if fmt else []), *(["--force"] if force else [])]
+    code = main(args)
+    stdout, err = capsys.readouterr()
+    assert "Traceback" not in stdout + err and "panicked" not in stdout + err, err
+    for name in ("out.csv", "out.json", "out.parquet"):  # keep "the file exists" reachable, not permanent
+        (places / name).unlink(missing_ok=True)
+    if code == 0:
+        tally["accepted"] += 1
+        if "--json" in args:
+            json.loads(stdout)
+        return
+    tally["rejected"] += 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hoptcp: error: "), (args, err)
+    assert code == 2 or (code == 1 and "failed" in lines[0]), (args, code, err)

@@ -155,3 +155,126 @@ def test_run_command_does_not_import_pandas(subprocess_env, scenario_file):
     out = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "HEAVY []" in out.stdout
+
+
+# --- issue 21: sweep --set, export formats, output paths, closed pipes ---------------------
+
+def test_sweep_set_applies_to_every_point(fake_core, capsys, tmp_path, spec_file):
+    import hoptcp
+
+    db = tmp_path / "r.db"
+    code, out, err = run_cli(capsys, "sweep", spec_file, "--store", db, "-q", "--set", "mac.queue_limit=7",
+                             "--set", "duration_s=2.5")
+    assert code == 0, err
+    with hoptcp.Store(db) as s:
+        scenarios = [json.loads(r[0]) for r in s._db.execute("SELECT scenario FROM runs")]
+    assert len(scenarios) == 6
+    assert {(sc["mac"]["queue_limit"], sc["duration_s"]) for sc in scenarios} == {(7, 2.5)}
+    assert sorted({sc["tcp"]["max_window"] for sc in scenarios}) == [1, 2]
+    code, out, err = run_cli(capsys, "sweep", spec_file, "--store", db, "--set", "tcp.max_window=3")
+    assert_user_error(code, out, err, "--set tcp.max_window: the sweep varies this key in [grid]")
+    code, out, err = run_cli(capsys, "sweep", spec_file, "--store", db, "--set", "mac.queue_limit")
+    assert_user_error(code, out, err, "--set 'mac.queue_limit': expected KEY=VALUE")
+
+
+def test_sweep_set_replaces_the_specs_set_value(fake_core, tmp_path, scenario_file):
+    from hoptcp.sweep import SweepSpec
+
+    spec = SweepSpec.build(scenario_file, name="s", grid={"tcp.max_window": [1]}, set={"mac.queue_limit": 4})
+    changed = spec.with_set([("mac.queue_limit", "9")])
+    from hoptcp.sweep import plan
+
+    assert {t.scenario_json and json.loads(t.scenario_json)["mac"]["queue_limit"] for t in plan(changed).tasks} == {9}
+    assert {json.loads(t.scenario_json)["mac"]["queue_limit"] for t in plan(spec).tasks} == {4}
+
+
+def test_export_format_from_the_suffix_and_no_silent_overwrite(fake_core, capsys, tmp_path, spec_file):
+    import pandas as pd
+
+    db = tmp_path / "r.db"
+    assert run_cli(capsys, "sweep", spec_file, "--store", db, "-q")[0] == 0
+    csv, js = tmp_path / "r.csv", tmp_path / "r.json"
+    assert run_cli(capsys, "results", "export", "--store", db, "-o", csv)[0] == 0
+    assert run_cli(capsys, "results", "export", "--store", db, "-o", js)[0] == 0
+    from_csv, from_json = pd.read_csv(csv), pd.read_json(js)
+    assert len(from_csv) == len(from_json) == 6
+    assert from_json["aggregate_goodput_bps"].tolist() == pytest.approx(from_csv["aggregate_goodput_bps"].tolist())
+    xlsx = tmp_path / "r.xlsx"
+    code, out, err = run_cli(capsys, "results", "export", "--store", db, "-o", xlsx)
+    assert_user_error(code, out, err, f"-o {xlsx}: unknown export format '.xlsx'; give a file ending in .csv")
+    assert not xlsx.exists()
+    code, out, err = run_cli(capsys, "results", "export", "--store", db, "-o", tmp_path / "r.parquet",
+                             "--format", "csv")
+    assert_user_error(code, out, err, "the file name says parquet")
+    csv.write_text("keep me")
+    code, out, err = run_cli(capsys, "results", "export", "--store", db, "-o", csv)
+    assert_user_error(code, out, err, f"-o {csv}: the file exists; add --force to overwrite it")
+    assert csv.read_text() == "keep me"
+    assert run_cli(capsys, "results", "export", "--store", db, "-o", csv, "--force")[0] == 0
+    assert len(pd.read_csv(csv)) == 6
+    code, out, err = run_cli(capsys, "results", "export", "--store", db, "-o", tmp_path / "no" / "r.csv")
+    assert_user_error(code, out, err, "does not exist")
+
+
+def test_outputs_in_missing_directories_are_refused(fake_core, capsys, tmp_path, spec_file, scenario_file):
+    db = tmp_path / "r.db"
+    assert run_cli(capsys, "sweep", spec_file, "--store", db, "-q")[0] == 0
+    png = tmp_path / "missing" / "p.png"
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "aggregate_goodput_bps",
+                             "-o", png)
+    assert_user_error(code, out, err, f"directory {png.parent} does not exist")
+    tcl = tmp_path / "missing" / "x.tcl"
+    code, out, err = run_cli(capsys, "ns2", "export", scenario_file, "-o", tcl)
+    assert_user_error(code, out, err, f"directory {tcl.parent} does not exist")
+    assert not png.parent.exists()
+
+
+def test_pcap_node_needs_a_trace_file(capsys, scenario_file):
+    code, out, err = run_cli(capsys, "run", scenario_file, "--pcap-node", "1")
+    assert_user_error(code, out, err, "--pcap-node 1: give the trace file with --pcap FILE")
+    code, out, err = run_cli(capsys, "run", scenario_file, "--pcap", "x.pcapng", "--pcap-node", "-1")
+    assert_user_error(code, out, err, "-1 is not in the range x>=0")
+
+
+@pytest.mark.core
+def test_a_closed_pipe_ends_quietly(subprocess_env, scenario_file):
+    """Output into a pipe whose reader has gone (`hoptcp ... | head -1` once head
+    exits): status 0 and nothing on stderr, whatever prints the output."""
+    import os
+
+    for args in (["run", str(scenario_file)], ["run", str(scenario_file), "--json"],
+                 ["model", "bianchi", "-n", "5,10,20"], ["reproduce", "--list"]):
+        r, w = os.pipe()
+        os.close(r)  # the reader is gone before anything is written
+        try:
+            p = subprocess.run([sys.executable, "-m", "hoptcp", *args], stdout=w, stderr=subprocess.PIPE,
+                               env=subprocess_env, timeout=120)
+        finally:
+            os.close(w)
+        assert p.returncode == 0 and p.stderr == b"", (args, p.returncode, p.stderr.decode())
+
+
+@pytest.mark.core
+def test_trace_write_failure_and_one_nodes_trace(real_core, capsys, tmp_path):
+    sc = tmp_path / "chain.toml"
+    sc.write_text('duration_s = 0.5\n[topology]\nkind = "chain"\nhops = 3\n[[flows]]\nsrc = 0\ndst = 3\n'
+                  'transport = "tcp"\n')
+    code, out, err = run_cli(capsys, "run", sc, "--pcap", "/dev/full")
+    assert code == 1 and err.strip() == ("hoptcp: error: writing the packet trace /dev/full failed: "
+                                         "No space left on device (os error 28)"), err
+    one = tmp_path / "n1.pcapng"
+    code, out, err = run_cli(capsys, "run", sc, "--pcap", one, "--pcap-node", "1")
+    assert code == 0 and one.stat().st_size > 1000 and "--pcap-node N" not in out, err
+    code, out, err = run_cli(capsys, "run", sc, "--pcap", one, "--pcap-node", "4")
+    assert_user_error(code, out, err, "`pcap_node` = 4: the scenario's wireless nodes are 0 to 3")
+
+
+@pytest.mark.core
+def test_a_huge_chain_reports_the_nodes_that_took_part(real_core):
+    import hoptcp
+
+    sc = hoptcp.Scenario.from_toml('duration_s = 0.011\n[topology]\nkind = "chain"\nhops = 1000000\n'
+                                   '[[flows]]\nsrc = 0\ndst = 7\ntransport = "tcp"\n')
+    r = hoptcp.run(sc)
+    assert r.summary["nodes"] == 1_000_001
+    assert list(r.nodes.index) == list(range(9))  # the flow's nodes and the two that sense node 7

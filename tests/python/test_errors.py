@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import resource
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -139,3 +143,41 @@ def test_seed_in_a_scenario_file_names_the_range(real_core, capsys, tmp_path, sc
     p = tmp_path / "s.toml"
     p.write_text(scenario_file.read_text().replace("seed = 3", line))
     assert_one_line(*run_cli(capsys, "run", p), fragment)
+
+
+# --- endless input (issue 21) -------------------------------------------------------------
+
+def _hoptcp_limited(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    """The CLI in a child with 1 GiB of address space: the old behaviour (reading
+    /dev/zero until the OOM killer) fails fast instead of taking the machine;
+    the timeout turns a wait on a FIFO into a failure, it measures nothing."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+    return subprocess.run([sys.executable, "-m", "hoptcp", *args], capture_output=True, text=True, timeout=60,
+                          preexec_fn=limit, env=env)
+
+
+@pytest.mark.parametrize("command", [["run"], ["sweep"], ["ns2", "export"]])
+def test_endless_inputs_are_refused(tmp_path, subprocess_env, command):
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    for path, kind in (("/dev/zero", "is a device"), (str(fifo), "is a FIFO")):
+        p = _hoptcp_limited(subprocess_env, *command, path)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 2 and len(lines) == 1, p.stderr
+        assert lines[0].startswith("hoptcp: error: ") and f"{path} {kind}, not a regular file" in lines[0], lines
+
+
+def test_oversized_scenario_file_is_refused_unread(capsys, tmp_path):
+    from hoptcp._toml import MAX_FILE_BYTES
+
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(MAX_FILE_BYTES + 1)  # sparse: nothing to read, and nothing is
+    code, out, err = run_cli(capsys, "run", big)
+    assert_one_line(code, out, err, f"is {MAX_FILE_BYTES + 1:,} bytes; the limit is 64 MiB")
+    with pytest.raises(ScenarioError, match="a device, not a regular file"):
+        hoptcp.Scenario.load("/dev/zero")
+    with pytest.raises((ScenarioError, SpecError), match="a device, not a regular file"):
+        hoptcp.sweep("/dev/zero", grid={"tcp.max_window": [1]})

@@ -141,3 +141,96 @@ def test_long_run_warns_once_with_its_estimate():
         now[0] += 2.0
         short.update(1.0 / 86000)  # 2 s for 1/86000: 47.8 h, more than a day
     assert "about 47 h 46 min of wall time" in short.stream.getvalue()
+
+
+# --- issue 21: readable model tables, plot axes, warnings ------------------------------
+
+@pytest.mark.core
+def test_bianchi_table_is_one_row_per_n_within_100_columns(real_core, capsys):
+    from rich.cells import cell_len
+
+    code, out, err = run_cli(capsys, "model", "bianchi", "-n", "5,10,20,50", "--payload-bytes", "1000")
+    assert code == 0, err
+    lines = [ln.rstrip() for ln in out.splitlines()]
+    assert max(cell_len(ln) for ln in lines) <= 100, out
+    assert "…" not in out
+    rows = [ln for ln in lines if ln.split("│")[0].strip() in {"5", "10", "20", "50"}]
+    assert [r.split("│")[0].strip() for r in rows] == ["5", "10", "20", "50"]
+    model = json.loads(run_cli(capsys, "model", "bianchi", "-n", "5,10,20,50", "--payload-bytes", "1000",
+                               "--json")[1])
+    for row, m in zip(rows, model):
+        cells = [c.strip() for c in row.split("│")]
+        assert cells[-3] == f"{m['goodput_bps'] / 1e6:.4g}"  # Mb/s
+        assert cells[1] == f"{m['tau']:.4g}"
+
+
+def test_plot_axes_have_readable_names_and_units(fake_core, tmp_path, scenario_file):
+    from hoptcp import plotting
+
+    df = hoptcp.sweep(scenario_file, grid={"tcp.max_window": [1, 2], "mac.queue_limit": [5, 6]},
+                      replications=2, store=tmp_path / "r.db", progress=False, name="u")
+    fig = plotting.new_figure()
+    ax = plotting.plot_sweep(df, x="tcp.max_window", y="aggregate_goodput_bps", hue="mac.queue_limit",
+                             ax=fig.add_subplot())
+    mean = df[(df["tcp.max_window"] == 1) & (df["mac.queue_limit"] == 5)]["aggregate_goodput_bps"].mean()
+    unit, factor = ("Mb/s", 1e-6) if df["aggregate_goodput_bps"].max() >= 1e6 else ("kb/s", 1e-3)
+    assert ax.get_xlabel() == "TCP maximum window (packets)"
+    assert ax.get_ylabel() == f"aggregate goodput ({unit}), mean ± 95% CI"
+    assert ax.lines[0].get_ydata()[0] == pytest.approx(mean * factor)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["interface queue limit = 5",
+                                                                    "interface queue limit = 6"]
+    assert plotting.describe("flow.0.avg_rtt_s", [0.05]) == ("flow 0 average RTT (ms)", 1e3)
+    assert plotting.describe("aggregate_goodput_bps", [2.5e6]) == ("aggregate goodput (Mb/s)", 1e-6)
+    assert plotting.describe("aggregate_goodput_bps", [2.5e5]) == ("aggregate goodput (kb/s)", 1e-3)
+
+
+@pytest.mark.core
+def test_warnings_keep_their_bracketed_section_names(real_core, capsys, tmp_path):
+    sc = tmp_path / "ecn.toml"
+    sc.write_text('duration_s = 0.2\n[topology]\nkind = "chain"\nhops = 2\n[tcp]\necn = true\n'
+                  '[[flows]]\nsrc = 0\ndst = 2\ntransport = "tcp"\n')
+    code, out, err = run_cli(capsys, "run", sc)
+    assert code == 0, err
+    warning = next(ln for ln in out.splitlines() if ln.startswith("warning:"))
+    assert "(enable [ip.ldm] or [mac.link_red] with action" in warning, warning
+
+
+def test_glob_metrics_that_are_zero_everywhere_are_not_shown(fake_core, capsys, tmp_path, scenario_file):
+    from rich.console import Console
+
+    db = tmp_path / "r.db"
+    df = hoptcp.sweep(scenario_file, grid={"tcp.max_window": [1, 2]}, replications=2, store=db, progress=False,
+                      name="d", metrics=["aggregate_goodput_bps", "drops.*"])
+    zero = [m for m in df.attrs["metrics"] if m.startswith("drops.") and (df[m] == 0).all()]
+    nonzero = [m for m in df.attrs["metrics"] if m.startswith("drops.") and m not in zero]
+    assert "drops.ttl" in zero and nonzero  # the fake core never drops for ttl; it does overflow queues
+    buf = io.StringIO()
+    _print_summary(df, list(df.attrs["metrics"]), console=Console(file=buf, width=1000), patterns=["drops.*"])
+    out = buf.getvalue()
+    assert all(f"{m} (mean" not in out for m in zero) and all(f"{m} (mean" in out for m in nonzero)
+    assert f"{len(zero)} metrics zero in every run not shown" in out
+    code, out, err = run_cli(capsys, "results", "show", "--store", db, "-m", "drops.ttl")  # named: shown
+    assert code == 0 and "drops.ttl (mean" in out
+
+
+def test_crosscheck_help_names_the_default_store(capsys):
+    code, out, err = run_cli(capsys, "crosscheck", "--help")
+    assert code == 0 and "$HOPTCP_STORE" in out and "hoptcp-results.db" not in out
+
+
+def test_docs_link_only_to_files_in_the_repository():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    pages = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    bad = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            if not (page.parent / target).exists():
+                bad.append(f"{page.relative_to(root)}: {target}")
+        bad += [f"{page.relative_to(root)}: mentions {m}" for m in re.findall(r"\.\./shared/\S+|\bshared/\S+\.md", text)]
+    assert not bad, bad

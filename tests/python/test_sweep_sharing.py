@@ -61,8 +61,43 @@ def test_plain_progress_lines_when_not_on_a_terminal(fake_core, scenario_file, t
     run_sweep(spec, store=tmp_path / "r.db", jobs=1, progress=True)
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.startswith("s: ")]
-    assert [ln.split()[1] for ln in lines] == [f"{k}/6" for k in range(1, 7)] + ["6/6"], err
+    # every run once, and the final count once (the sweep and the executor share one bar)
+    assert [ln.split()[1] for ln in lines] == [f"{k}/6" for k in range(1, 6)] + ["6/6"], err
     assert "runs/s" in lines[0] and "eta" in lines[0] and "(100%)" in lines[-1]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _frames(text: str) -> list[str]:
+    """What a terminal shows of a live display, frame by frame: rich redraws in
+    place (cursor up, erase line), so each frame is the text after the last
+    erase sequence of a line."""
+    import re
+
+    plain = re.sub(r"\x1b\[\?25[lh]", "", text)
+    return [re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", part).strip()
+            for part in re.split(r"\x1b\[2K", plain) if part.strip()]
+
+
+def test_terminal_progress_is_one_bar_that_ends_at_the_total(fake_core, scenario_file, tmp_path, monkeypatch):
+    for var in ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE"):  # let rich see the terminal we give it
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    spec = spec_for(scenario_file, metrics=["aggregate_goodput_bps"])  # the probe run goes through the same bar
+    run_sweep(spec, store=tmp_path / "r.db", jobs=1, progress=True)
+    out = term.getvalue()
+    assert out.count("\x1b[?25l") == 1, "one live display started"
+    assert out.count("\x1b[?25h") == 1, "and stopped once"
+    bars = [f for f in _frames(out) if " s " in f or "/6" in f]
+    assert bars and "6/6" in bars[-1], bars[-3:]
+    assert not any(("1/6" in f or "0/6" in f) and "-:--:--" in f for f in bars[bars.index(bars[-1]):]), bars[-3:]
+    tail = out.rsplit("\x1b[?25h", 1)[1]
+    assert "/6" not in tail, "nothing drawn after the display stopped"
 
 
 def test_progress_total_equals_the_runs(fake_core, scenario_file, tmp_path):

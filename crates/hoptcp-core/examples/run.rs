@@ -12,7 +12,7 @@ fn main() {
     });
     let overrides: Vec<(String, String)> =
         args[1..].iter().filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))).collect();
-    let opts = hoptcp_core::RunOptions { seed: None, pcap: std::env::var_os("PCAP").map(Into::into) };
+    let opts = hoptcp_core::RunOptions { seed: None, pcap: std::env::var_os("PCAP").map(Into::into), pcap_node: None };
     match hoptcp_core::run_scenario(&text, &overrides, &opts) {
         Ok(r) => println!("{}", serde_json::to_string_pretty(&r).unwrap()),
         Err(e) => {

@@ -56,6 +56,8 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Write every frame to this pcap file.
     pub pcap: Option<std::path::PathBuf>,
+    /// With `pcap`: only this node's frames, in a file with its interface alone.
+    pub pcap_node: Option<u32>,
 }
 
 /// Parse, validate and run a scenario with `(dotted.key, value)` overrides.
@@ -78,8 +80,19 @@ pub fn run_scenario_observed(
     let plan = scenario::load(text, &overrides).map_err(RunError::Scenario)?;
     let seed = plan.scenario.seed;
     let mut sim = Simulation::new(plan, seed);
+    if let Some(k) = opts.pcap_node {
+        let n = sim.node_count();
+        if k as usize >= n {
+            let last = n.saturating_sub(1);
+            return Err(RunError::Scenario(ScenarioError::value(
+                "pcap_node",
+                k,
+                format!("the scenario's wireless nodes are 0 to {last}"),
+            )));
+        }
+    }
     if let Some(p) = &opts.pcap {
-        sim.trace_to(p).map_err(RunError::Io)?;
+        sim.trace_node_to(p, opts.pcap_node).map_err(RunError::Io)?;
     }
     sim.run_observed(observe).map_err(RunError::Io)?.ok_or(RunError::Stopped)
 }

@@ -21,7 +21,7 @@ fn ov(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 fn go(text: &str, overrides: &[(&str, &str)], seed: Option<u64>) -> RunReport {
-    run_scenario(text, &ov(overrides), &RunOptions { seed, pcap: None }).unwrap()
+    run_scenario(text, &ov(overrides), &RunOptions { seed, pcap: None, pcap_node: None }).unwrap()
 }
 
 /// A 5×5 grid with two crossing CBR flows with jitter (random CBR gaps,

@@ -98,6 +98,20 @@ fn first_difference(path: &str, want: &Value, got: &Value) -> Option<String> {
     }
 }
 
+/// A node report in which nothing happened: every counter zero (its id and
+/// position aside), every histogram empty.
+fn idle(node: &Value) -> bool {
+    fn zero(v: &Value) -> bool {
+        match v {
+            Value::Number(n) => n.as_f64() == Some(0.0),
+            Value::Object(o) => o.values().all(zero),
+            Value::Array(a) => a.iter().all(zero),
+            _ => true,
+        }
+    }
+    node.as_object().unwrap().iter().all(|(k, v)| matches!(k.as_str(), "id" | "x" | "y") || zero(v))
+}
+
 #[test]
 fn reports_match_the_golden_files() {
     let dir = manifest_dir().join("tests/golden");
@@ -111,7 +125,25 @@ fn reports_match_the_golden_files() {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let want: Value = serde_json::from_str(&text).unwrap();
+        let mut want: Value = serde_json::from_str(&text).unwrap();
+        let mut got = got;
+        // Nodes are matched by id: a report lists only the nodes that took
+        // part, and a golden node it leaves out must have done nothing.
+        let want_nodes = want.as_object_mut().unwrap().remove("nodes").unwrap();
+        let got_nodes = got.as_object_mut().unwrap().remove("nodes").unwrap();
+        let want_nodes = want_nodes.as_array().unwrap();
+        if got["node_count"] != want_nodes.len() {
+            let (n, golden) = (&got["node_count"], want_nodes.len());
+            failures.push(format!("{name}.node_count: {n} != {golden} nodes in the golden file"));
+        }
+        for w in want_nodes {
+            let id = &w["id"];
+            match got_nodes.as_array().unwrap().iter().find(|g| &g["id"] == id) {
+                Some(g) => failures.extend(first_difference(&format!("{name}.nodes[id {id}]"), w, g)),
+                None if idle(w) => {}
+                None => failures.push(format!("{name}.nodes[id {id}]: not reported, but it took part: {w}")),
+            }
+        }
         if let Some(d) = first_difference(name, &want, &got) {
             failures.push(d);
         }

@@ -28,7 +28,7 @@ fn temp(name: &str) -> PathBuf {
 }
 
 fn run_with_pcap(text: &str, path: &Path) -> RunReport {
-    run_scenario(text, &[], &RunOptions { seed: None, pcap: Some(path.to_path_buf()) }).unwrap()
+    run_scenario(text, &[], &RunOptions { seed: None, pcap: Some(path.to_path_buf()), pcap_node: None }).unwrap()
 }
 
 struct Record {
@@ -458,4 +458,70 @@ fn aodv_messages_are_udp_654_in_rfc_3561_layout() {
         assert_eq!(types.len() as u64, records, "Wireshark decodes every AODV message");
     }
     std::fs::remove_file(&path).ok();
+}
+
+/// A trace of one node (`pcap_node`) holds exactly that node's records of
+/// the merged trace, on a single interface named after it; with tshark, its
+/// TCP analysis flags nothing on a loss-free run, with no filtering.
+#[test]
+fn per_node_trace_is_that_nodes_interface_alone() {
+    let (all, one) = (temp("merged"), temp("node1"));
+    let text = tcp_chain(3, 4);
+    run_with_pcap(&text, &all);
+    let opts = RunOptions { seed: None, pcap: Some(one.clone()), pcap_node: Some(1) };
+    run_scenario(&text, &[], &opts).unwrap();
+    let (ifaces_all, recs_all) = read_pcapng(&std::fs::read(&all).unwrap());
+    let (ifaces, recs) = read_pcapng(&std::fs::read(&one).unwrap());
+    assert_eq!(ifaces_all.len(), 4);
+    assert_eq!(ifaces.len(), 1);
+    assert_eq!(ifaces[0].name, "node 1");
+    let expected: Vec<_> = recs_all.iter().filter(|r| r.iface == 1).collect();
+    assert!(expected.len() > 100, "node 1 forwards the flow");
+    assert_eq!(recs.len(), expected.len());
+    for (a, b) in recs.iter().zip(&expected) {
+        assert_eq!((a.iface, a.ts_ns, a.orig_len, &a.data), (0, b.ts_ns, b.orig_len, &b.data));
+    }
+    if tshark_version().is_some() {
+        let end = temp("node3");
+        let opts = RunOptions { seed: None, pcap: Some(end.clone()), pcap_node: Some(3) };
+        run_scenario(&text, &[], &opts).unwrap();
+        let flagged = tshark_fields(&end, "tcp.analysis.flags || _ws.expert.severity >= \"Warning\"", "frame.number");
+        assert!(tshark_fields(&end, "tcp", "frame.number").len() > 100);
+        assert!(flagged.is_empty(), "TCP analysis notes in node 3's own trace: {:?}", &flagged[..flagged.len().min(10)]);
+        std::fs::remove_file(&end).ok();
+    }
+    std::fs::remove_file(&all).ok();
+    std::fs::remove_file(&one).ok();
+}
+
+#[test]
+fn per_node_trace_of_a_node_that_does_not_exist_is_refused() {
+    let path = temp("no-node");
+    let opts = RunOptions { seed: None, pcap: Some(path.clone()), pcap_node: Some(4) };
+    match run_scenario(&tcp_chain(3, 4), &[], &opts) {
+        Err(hoptcp_core::RunError::Scenario(e)) => {
+            assert_eq!(e.message, "`pcap_node` = 4: the scenario's wireless nodes are 0 to 3")
+        }
+        other => panic!("expected a scenario error, got {:?}", other.map(|r| r.events)),
+    }
+    assert!(!path.exists(), "nothing written");
+}
+
+/// A trace that cannot be written (a full disk) fails the run with the
+/// system's reason, not the pcap library's generic words.
+#[test]
+fn a_trace_on_a_full_disk_says_the_write_failed() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        println!("no /dev/full here: skipped");
+        return;
+    }
+    let opts = RunOptions { seed: None, pcap: Some(full.to_path_buf()), pcap_node: None };
+    match run_scenario(&tcp_chain(3, 4), &[], &opts) {
+        Err(hoptcp_core::RunError::Io(e)) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::StorageFull, "{e}");
+            assert!(!e.to_string().contains("Error reading bytes"), "{e}");
+        }
+        other => panic!("expected a write error, got {:?}", other.map(|r| r.events)),
+    }
 }

@@ -55,9 +55,11 @@ fn plan(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>, s
 /// Run one simulation and return its JSON result. `progress`, if given, is
 /// called with the fraction of simulated time done, at most every
 /// `progress_every_s` seconds (0: at every check, each 65,536 events); Ctrl-C
-/// (or an exception from `progress`) stops the run.
+/// (or an exception from `progress`) stops the run. `pcap_node`: the trace
+/// holds that node's frames alone.
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, overrides, seed=None, pcap=None, progress=None, progress_every_s=0.25))]
+#[pyo3(signature = (scenario_toml, overrides, seed=None, pcap=None, progress=None, progress_every_s=0.25, pcap_node=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature, keyword arguments with defaults
 fn run(
     py: Python<'_>,
     scenario_toml: &str,
@@ -66,9 +68,11 @@ fn run(
     pcap: Option<String>,
     progress: Option<Py<PyAny>>,
     progress_every_s: f64,
+    pcap_node: Option<u32>,
 ) -> PyResult<String> {
     let text = scenario_toml.to_owned();
-    let opts = hoptcp_core::RunOptions { seed, pcap: pcap.map(Into::into) };
+    let trace = pcap.clone().unwrap_or_default();
+    let opts = hoptcp_core::RunOptions { seed, pcap: pcap.map(Into::into), pcap_node };
     let every_s = if progress_every_s.is_finite() { progress_every_s.clamp(0.0, 3600.0) } else { 0.25 };
     let every = std::time::Duration::from_secs_f64(every_s);
     let mut interrupted: Option<PyErr> = None;
@@ -98,7 +102,9 @@ fn run(
     match result {
         Ok(r) => Ok(serde_json::to_string(&r).expect("report serializes")),
         Err(hoptcp_core::RunError::Scenario(e)) => Err(scenario_err(e)),
-        Err(hoptcp_core::RunError::Io(e)) => Err(PyOSError::new_err(format!("cannot write the trace: {e}"))),
+        Err(hoptcp_core::RunError::Io(e)) => {
+            Err(PyOSError::new_err(format!("writing the packet trace {trace} failed: {e}")))
+        }
         Err(hoptcp_core::RunError::Stopped) => {
             Err(interrupted.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("run stopped")))
         }

@@ -46,7 +46,8 @@ def _load(scenario: str, sets: tuple[str, ...]) -> Any:
 _set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                            help="Override a scenario key (repeatable), e.g. --set tcp.max_window=3.")
 _store_option = click.option("--store", type=click.Path(dir_okay=False), default=None,
-                             help="Results store file (default: ./hoptcp-results.db).")
+                             help="Results store file (default: $HOPTCP_STORE, else results.db in the per-user "
+                                  "data directory; see docs/campaigns.md).")
 _jobs_option = click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
                             help="Parallel runs on this machine (default: all cores).")
 
@@ -75,8 +76,11 @@ def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: s
     Run it with `ns FILE.tcl [OUT]`; it writes OUT.tr, OUT.cwnd and OUT.stats, which
     `hoptcp crosscheck` parses. Keys ns-2.35 cannot express are refused with one error.
     """
+    from .._bridge import check_output_file
     from .exporter import export
 
+    if output is not None:
+        check_output_file(output, "-o")
     exp = export(_load(scenario, sets), seed)
     if output is None:
         click.echo(exp.tcl, nl=False)

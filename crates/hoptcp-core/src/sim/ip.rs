@@ -72,7 +72,7 @@ impl Simulation {
             now,
             node,
             q: &mut self.q,
-            ifq: &mut self.nodes[node as usize].ifq,
+            ifq: &mut self.nodes.get_mut(node).ifq,
             packets: &mut self.packets,
             drops: &mut self.drops,
             ll_delay: self.ll_delay,
@@ -218,7 +218,7 @@ impl Simulation {
         let pk = self.packets.get(pkt);
         let out = Outgoing { packet: pkt, ip_bytes: pk.ip_bytes, next_hop: pk.next_hop };
         let priority = !pk.is_data();
-        let n = &mut self.nodes[node as usize];
+        let n = self.nodes.get_mut(node);
         if let Err(o) = n.ifq.enqueue(now, out, priority) {
             let kind = self.packets.get(o.packet).kind();
             self.drops.record(node, DropCause::QueueOverflow, kind);
@@ -227,7 +227,7 @@ impl Simulation {
                 return;
             }
         }
-        let n = &mut self.nodes[node as usize];
+        let n = self.nodes.get_mut(node);
         if !n.ifq.blocked {
             let head = n.ifq.dequeue(now).expect("just enqueued");
             n.ifq.blocked = true;

@@ -11,6 +11,7 @@
 
 mod ip;
 mod node_ctx;
+mod node_table;
 pub mod report;
 mod route_ctx;
 mod wired;
@@ -32,6 +33,7 @@ use crate::stats::pcap::FlowInfo;
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
+use node_table::NodeTable;
 pub use report::RunReport;
 
 /// Events are small `Copy` records; node and flow ids index Vecs.
@@ -220,7 +222,7 @@ fn tcp_flow(f: &FlowPlan, seed: u64, link_rate_bps: f64) -> TcpFlow {
 
 pub struct Simulation {
     q: EventQueue<Ev>,
-    nodes: Vec<Node>,
+    nodes: NodeTable,
     channel: Channel,
     p: MacParams,
     packets: Slab<Packet>,
@@ -254,7 +256,7 @@ pub struct Simulation {
 
 /// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
 /// adaptive pacing (`[mac.link_red]`, `[mac.adaptive_pacing]`).
-fn link_policy(mac: &MacSpec, seed: u64, node: u32) -> LinkPolicy {
+pub(crate) fn link_policy(mac: &MacSpec, seed: u64, node: u32) -> LinkPolicy {
     let red = mac.link_red.as_ref();
     let pacing = mac.adaptive_pacing.as_ref().filter(|a| a.enabled);
     if !red.is_some_and(|r| r.enabled) && pacing.is_none() {
@@ -295,13 +297,7 @@ impl Simulation {
         );
         p.slot_count = sc.mac.backoff_slots;
         let n = plan.channel.len();
-        let nodes = (0..n as u32)
-            .map(|i| {
-                let mut mac = Dcf::new(i, timing.cw_min, RngStream::new(seed, i as u64, StreamPurpose::MacBackoff));
-                mac.policy = link_policy(&sc.mac, seed, i);
-                Node { mac, ifq: IfQueue::new(sc.mac.queue_limit), load: NodeLoad::default(), recv_due: (Time::MAX, 0) }
-            })
-            .collect();
+        let nodes = NodeTable::new(n, seed, timing.cw_min, &sc.mac);
         let routing = match sc.routing.protocol {
             RoutingProtocol::Static => {
                 Routing::Static(StaticRoutes::new(plan.flows.iter().map(|f| f.path.clone()).collect()))
@@ -336,7 +332,7 @@ impl Simulation {
             txs: Slab::default(),
             flows,
             routing,
-            drops: Drops::new(n + plan.wired.as_ref().map_or(0, |w| w.count as usize)),
+            drops: Drops::new(),
             end: from_secs(sc.duration_s),
             ll_delay: from_us(0) + (sc.ip.ll_delay_us * 1000.0).round() as Time,
             ttl: sc.ip.ttl.min(255) as u8,
@@ -409,6 +405,12 @@ impl Simulation {
 
     /// Write a pcapng trace: per node, the frames it sent and received.
     pub fn trace_to(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.trace_node_to(path, None)
+    }
+
+    /// As `trace_to`, with `node`: that node's frames alone, in a file
+    /// with one interface.
+    pub fn trace_node_to(&mut self, path: &std::path::Path, node: Option<u32>) -> std::io::Result<()> {
         let flows = self
             .flows
             .iter()
@@ -418,13 +420,21 @@ impl Simulation {
             })
             .collect();
         self.trace = Some(Trace {
-            pcap: crate::stats::pcap::PcapTrace::create(path, self.nodes.len() as u32, flows)?,
+            pcap: match node {
+                None => crate::stats::pcap::PcapTrace::create(path, self.nodes.len() as u32, flows)?,
+                Some(k) => crate::stats::pcap::PcapTrace::create_for_node(path, k, flows)?,
+            },
             data_rate_bps: self.p.timing.data_rate_bps,
             basic_rate_bps: self.p.timing.basic_rate_bps,
             standard: self.p.timing.standard,
             error: None,
         });
         Ok(())
+    }
+
+    /// Wireless nodes in the topology.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
     }
 
     /// Run to the end and report; fails only if writing the trace failed.
@@ -489,7 +499,7 @@ impl Simulation {
                 for m in g.start..g.end {
                     let k = self.channel.arrival_order[sender as usize][m as usize];
                     let node = self.channel.sensed_by[sender as usize][k as usize].node;
-                    let (at, gen) = self.nodes[node as usize].recv_due;
+                    let (at, gen) = self.nodes.get_mut(node).recv_due;
                     if at == now {
                         self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::Recv, gen, p, ctx));
                     }
@@ -572,7 +582,7 @@ impl Simulation {
         batch_rx: Option<&mut bool>,
         f: impl FnOnce(&mut Dcf, &MacParams, &mut NodeCtx),
     ) {
-        let n = &mut self.nodes[node as usize];
+        let n = self.nodes.get_mut(node);
         let mut ctx = NodeCtx {
             now,
             node,

@@ -44,7 +44,8 @@ impl NodeLoad {
 /// drops per wireless link.
 #[derive(Clone, Debug)]
 pub(crate) struct Drops {
-    pub by_node: Vec<[u64; N_DROP_CAUSES]>,
+    /// Nodes with at least one drop (ordered: reports are deterministic).
+    pub by_node: BTreeMap<u32, [u64; N_DROP_CAUSES]>,
     pub by_kind: [[u64; N_DROP_CAUSES]; PACKET_KINDS.len()],
     /// (transmitter, next hop) → retry-limit drops by packet kind
     /// (ElRakabawy et al.'s Table 2); ordered, so reports are deterministic.
@@ -52,20 +53,21 @@ pub(crate) struct Drops {
 }
 
 impl Drops {
-    pub fn new(n: usize) -> Self {
-        Drops {
-            by_node: vec![[0; N_DROP_CAUSES]; n],
-            by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()],
-            by_link: BTreeMap::new(),
-        }
+    pub fn new() -> Self {
+        Drops { by_node: BTreeMap::new(), by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()], by_link: BTreeMap::new() }
     }
 
     pub fn record(&mut self, node: u32, cause: DropCause, kind: PacketKind) {
-        self.by_node[node as usize][cause as usize] += 1;
+        self.by_node.entry(node).or_insert([0; N_DROP_CAUSES])[cause as usize] += 1;
         self.by_kind[kind as usize][cause as usize] += 1;
     }
 
     /// A frame the MAC gave up on after its retry limit, toward `next_hop`.
+    /// Drops at `node` by cause (all zero if it dropped nothing).
+    pub fn of_node(&self, node: u32) -> [u64; N_DROP_CAUSES] {
+        self.by_node.get(&node).copied().unwrap_or([0; N_DROP_CAUSES])
+    }
+
     pub fn record_link(&mut self, node: u32, next_hop: u32, kind: PacketKind) {
         self.by_link.entry((node, next_hop)).or_default()[kind as usize] += 1;
     }

@@ -30,7 +30,11 @@ pub struct RunReport {
     pub events: u64,
     pub wall_time_s: f64,
     pub flows: Vec<FlowReport>,
+    /// The wireless nodes that took part (sensed or sent a frame), by id.
+    /// The others did nothing: every counter of theirs is zero.
     pub nodes: Vec<NodeReport>,
+    /// Wireless nodes in the topology, listed in `nodes` or not.
+    pub node_count: u32,
     /// Drops by cause, plus `total` and `by_kind` (udp, tcp_data, tcp_ack).
     pub drops: BTreeMap<String, serde_json::Value>,
     /// Jain's index over the flows' goodput (null when every flow got nothing).
@@ -206,12 +210,14 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         Routing::Aodv(r) => Some(r),
         Routing::Static(_) => None,
     };
+    let node_count = sim.nodes.len() as u32;
     let nodes: Vec<NodeReport> = sim
         .nodes
-        .iter_mut()
-        .enumerate()
-        .map(|(i, n)| {
-            let d = &sim.drops.by_node[i];
+        .created_mut()
+        .into_iter()
+        .map(|(id, n)| {
+            let i = id as usize;
+            let d = sim.drops.of_node(id);
             NodeReport {
                 id: i as u32,
                 x: positions[i].x,
@@ -232,7 +238,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
 
     let mut drops = BTreeMap::new();
     let mut totals = [0u64; N_DROP_CAUSES];
-    for d in &sim.drops.by_node {
+    for d in sim.drops.by_node.values() {
         for c in 0..N_DROP_CAUSES {
             totals[c] += d[c];
         }
@@ -366,6 +372,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         wall_time_s,
         flows,
         nodes,
+        node_count,
         drops,
         fairness_jain,
         aggregate_goodput_bps: sum,
@@ -421,8 +428,7 @@ fn wired_report(sim: &mut Simulation) -> Option<WiredReport> {
         })
         .collect();
     let link_drops = links.iter().map(|l| l.a_to_b.drops + l.b_to_a.drops).sum();
-    let node_drops =
-        (w.first..w.first + w.count).map(|v| (v.to_string(), sim.drops.by_node[v as usize].iter().sum())).collect();
+    let node_drops = (w.first..w.first + w.count).map(|v| (v.to_string(), sim.drops.of_node(v).iter().sum())).collect();
     Some(WiredReport {
         gateway: w.gateway,
         first_node: w.first,

@@ -17,7 +17,7 @@ pub fn run(toml: &str, overrides: &[(&str, String)]) -> RunReport {
 /// Run with a seed given through `RunOptions`.
 pub fn run_seed(toml: &str, overrides: &[(&str, String)], seed: u64) -> RunReport {
     let ov: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-    match run_scenario(toml, &ov, &RunOptions { seed: Some(seed), pcap: None }) {
+    match run_scenario(toml, &ov, &RunOptions { seed: Some(seed), pcap: None, pcap_node: None }) {
         Ok(r) => r,
         Err(e) => panic!("scenario failed: {e}\n{toml}"),
     }

@@ -2,9 +2,11 @@
 //! node: each node's interface holds the frames that node put on the air and
 //! the frames it received addressed to it (or broadcast), as a monitor-mode
 //! capture on that node would show them (link type 127, radiotap + 802.11).
-//! Filtered to one node (`frame.interface_id == N`, or the interface named
-//! `node N`), Wireshark's TCP analysis sees each segment once, as the node's
-//! own TCP would.
+//! A display filter (`frame.interface_id == N`) does not isolate a node for
+//! Wireshark's TCP analysis, which runs over every interface's frames; a
+//! trace of one node alone ([`PcapTrace::create_for_node`], `hoptcp run
+//! --pcap-node N`) does: there the analysis sees each segment once, as that
+//! node's own TCP would.
 //!
 //! [`encode`] turns one simulated frame into bytes (radiotap, 802.11,
 //! LLC/SNAP, IPv4, UDP or TCP with valid checksums); [`writer`] writes
@@ -22,23 +24,34 @@ use crate::engine::Time;
 use crate::mac::{Frame, Standard};
 use crate::net::Packet;
 
-/// The trace of one run: a pcapng file with interface `i` = node `i`.
+/// The trace of one run: a pcapng file with interface `i` = node `i`, or
+/// with node `only`'s interface alone.
 pub struct PcapTrace {
     writer: PcapNgWriter,
     encoder: FrameEncoder,
     frames: u64,
+    only: Option<u32>,
+}
+
+fn interface(i: u32) -> Interface {
+    let [a, b, c, d] = ip_addr(i);
+    let mac = mac_addr(i).map(|x| format!("{x:02x}")).join(":");
+    Interface::ieee802_11_radiotap(format!("node {i}"), format!("{a}.{b}.{c}.{d} {mac}"), SNAPLEN)
 }
 
 impl PcapTrace {
     /// Create `path` with one 802.11 interface per node.
     pub fn create(path: &std::path::Path, nodes: u32, flows: Vec<FlowInfo>) -> std::io::Result<Self> {
-        let interfaces = (0..nodes).map(|i| {
-            let [a, b, c, d] = ip_addr(i);
-            let mac = mac_addr(i).map(|x| format!("{x:02x}")).join(":");
-            Interface::ieee802_11_radiotap(format!("node {i}"), format!("{a}.{b}.{c}.{d} {mac}"), SNAPLEN)
-        });
-        let writer = PcapNgWriter::create(path, interfaces)?;
-        Ok(PcapTrace { writer, encoder: FrameEncoder::new(flows), frames: 0 })
+        let writer = PcapNgWriter::create(path, (0..nodes).map(interface))?;
+        Ok(PcapTrace { writer, encoder: FrameEncoder::new(flows), frames: 0, only: None })
+    }
+
+    /// Create `path` with node `node`'s interface alone (interface 0): the
+    /// view in which Wireshark's TCP analysis sees each segment once, as
+    /// that node's TCP would.
+    pub fn create_for_node(path: &std::path::Path, node: u32, flows: Vec<FlowInfo>) -> std::io::Result<Self> {
+        let writer = PcapNgWriter::create(path, [interface(node)])?;
+        Ok(PcapTrace { writer, encoder: FrameEncoder::new(flows), frames: 0, only: Some(node) })
     }
 
     /// Records written (a frame sent and received counts once per node).
@@ -57,8 +70,13 @@ impl PcapTrace {
         standard: Standard,
         packet: Option<&Packet>,
     ) -> std::io::Result<()> {
+        let iface = match self.only {
+            None => node,
+            Some(k) if k == node => 0,
+            Some(_) => return Ok(()),
+        };
         let (bytes, orig_len) = self.encoder.encode(frame, rate_bps, standard, packet)?;
-        self.writer.write_packet(node, t, orig_len, bytes)?;
+        self.writer.write_packet(iface, t, orig_len, bytes)?;
         self.frames += 1;
         Ok(())
     }

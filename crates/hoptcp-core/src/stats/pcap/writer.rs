@@ -37,7 +37,7 @@ impl PcapNgWriter {
     /// Create `path` and describe `interfaces` (ids 0, 1, ... in order).
     pub fn create(path: &std::path::Path, interfaces: impl IntoIterator<Item = Interface>) -> std::io::Result<Self> {
         let file = BufWriter::with_capacity(1 << 16, File::create(path)?);
-        let mut inner = Inner::new(file).map_err(std::io::Error::other)?;
+        let mut inner = Inner::new(file).map_err(io_error)?;
         let mut n = 0;
         for i in interfaces {
             let idb = InterfaceDescriptionBlock {
@@ -49,7 +49,7 @@ impl PcapNgWriter {
                     InterfaceDescriptionOption::IfTsResol(9), // timestamps in nanoseconds
                 ],
             };
-            inner.write_pcapng_block(idb).map_err(std::io::Error::other)?;
+            inner.write_pcapng_block(idb).map_err(io_error)?;
             n += 1;
         }
         Ok(PcapNgWriter { inner, interfaces: n })
@@ -66,12 +66,21 @@ impl PcapNgWriter {
             data: Cow::Borrowed(data),
             options: Vec::new(),
         };
-        self.inner.write_pcapng_block(epb).map_err(std::io::Error::other)?;
+        self.inner.write_pcapng_block(epb).map_err(io_error)?;
         Ok(())
     }
 
     /// Flush buffered blocks to the file.
     pub fn finish(self) -> std::io::Result<()> {
         self.inner.into_inner().flush()
+    }
+}
+
+/// The crate's error as an I/O error: a failed write keeps the system's own
+/// words ("No space left on device"), not the crate's generic "Error reading bytes".
+fn io_error(e: pcap_file::PcapError) -> std::io::Error {
+    match e {
+        pcap_file::PcapError::IoError(io) => io,
+        other => std::io::Error::other(other),
     }
 }

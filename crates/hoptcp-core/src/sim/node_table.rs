@@ -1,0 +1,82 @@
+//! The wireless nodes' MAC and queue state, created when a node first does
+//! something (senses a frame, gets a packet to send). A million-node chain
+//! with one flow holds a few dozen nodes, not a million: memory follows the
+//! nodes that take part, not the topology's size.
+//!
+//! Creating a node later than the start changes nothing: its state at
+//! creation is what it was at time 0 (idle, empty queue), and its random
+//! streams are derived from (seed, node id) alone.
+
+use super::node_ctx::NodeLoad;
+use super::{link_policy, Node};
+use crate::engine::{RngStream, StreamPurpose, Time};
+use crate::mac::Dcf;
+use crate::net::IfQueue;
+use crate::scenario::schema::MacSpec;
+
+/// Slot of a node not created yet.
+const ABSENT: u32 = u32::MAX;
+
+pub(crate) struct NodeTable {
+    /// Per node id: index into `nodes`, or ABSENT.
+    slot: Vec<u32>,
+    /// Created nodes, in creation order; `ids[k]` is the id of `nodes[k]`.
+    nodes: Vec<Node>,
+    ids: Vec<u32>,
+    seed: u64,
+    cw_min: u32,
+    queue_limit: u32,
+    mac: MacSpec,
+}
+
+impl NodeTable {
+    pub fn new(count: usize, seed: u64, cw_min: u32, mac: &MacSpec) -> Self {
+        NodeTable {
+            slot: vec![ABSENT; count],
+            nodes: Vec::new(),
+            ids: Vec::new(),
+            seed,
+            cw_min,
+            queue_limit: mac.queue_limit,
+            mac: mac.clone(),
+        }
+    }
+
+    /// Number of wireless nodes in the topology (created or not).
+    pub fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    /// Node `id`, created in its initial state if it was not yet.
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut Node {
+        let mut k = self.slot[id as usize];
+        if k == ABSENT {
+            k = self.create(id);
+        }
+        &mut self.nodes[k as usize]
+    }
+
+    #[cold]
+    fn create(&mut self, id: u32) -> u32 {
+        let mut mac = Dcf::new(id, self.cw_min, RngStream::new(self.seed, id as u64, StreamPurpose::MacBackoff));
+        mac.policy = link_policy(&self.mac, self.seed, id);
+        let k = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            mac,
+            ifq: IfQueue::new(self.queue_limit),
+            load: NodeLoad::default(),
+            recv_due: (Time::MAX, 0),
+        });
+        self.ids.push(id);
+        self.slot[id as usize] = k;
+        k
+    }
+
+    /// The created nodes as (id, node), by ascending id.
+    pub fn created_mut(&mut self) -> Vec<(u32, &mut Node)> {
+        let mut out: Vec<(u32, &mut Node)> = self.ids.iter().copied().zip(self.nodes.iter_mut()).collect();
+        out.sort_unstable_by_key(|(id, _)| *id);
+        out
+    }
+}
