@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from .errors import CoreUnavailableError, Interrupted, ScenarioError, SpecError
+from .errors import CoreUnavailableError, Interrupted, RunError, ScenarioError, SpecError
 
 EXIT_USER = 2
 EXIT_INTERRUPTED = 130
@@ -798,8 +798,6 @@ _register_ns2(cli)
 
 def _exit_status(exc: BaseException) -> tuple[int, str | None]:
     """(exit status, one line for stderr) for an exception that ended a command."""
-    from .runner import RunError
-
     if isinstance(exc, click.exceptions.Exit):
         return exc.exit_code, None
     if isinstance(exc, click.exceptions.Abort):
