@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from .errors import CoreUnavailableError, Interrupted, ScenarioError, SpecError
+from .errors import CoreUnavailableError, Interrupted, RunError, ScenarioError, SpecError
 
 EXIT_USER = 2
 EXIT_INTERRUPTED = 130
@@ -874,12 +874,16 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
 
 @cli.command()
 @click.option("--only", multiple=True, metavar="NAME", help="Time only these scenarios (e.g. chain7-tcp).")
-@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True, help="Runs per scenario (best kept).")
+@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Runs per scenario (best kept); pairs per scenario with --peers.")
 @click.option("--sweep-jobs", default="1,2", show_default=True, help="Worker counts for the sweep-throughput row ('' to skip).")
+@click.option("--peers", is_flag=True,
+              help="Also run the chain and grid scenarios whole-process in ns-2.35 (alternating with hoptcp): "
+                   "times, goodputs and the paired ratio.")
 @click.option("--markdown", "md_out", type=click.Path(dir_okay=False), default=None,
               help="Also write the results as a Markdown table to this file.")
-def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, md_out: str | None) -> None:
-    """Time fixed scenarios (events/s, simulated seconds per wall second, memory) and sweep throughput."""
+def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, md_out: str | None) -> None:
+    """Time fixed scenarios (events/s, simulated seconds per wall second, memory), start-up and sweep throughput."""
     from . import _bridge
     from . import bench as b
 
@@ -895,22 +899,38 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, md_out: str | No
         raise SpecError(f"--sweep-jobs '{sweep_jobs}': worker counts must be >= 1")
     if md_out:
         _bridge.check_output_file(md_out, "--markdown")
+    if peers:
+        from .ns2 import run as ns2run
+
+        if not ns2run.available():
+            raise ns2run.Ns2Error("--peers needs ns-2.35: no `ns` on PATH (Debian/Ubuntu: apt-get install ns2)")
     con = _console()
 
     def note(msg: str) -> None:
         con.print(f"[dim]{msg}[/dim]")
 
     rows = b.run_scenarios(only or None, repeats, progress=note)
+    start_up = None if only else b.time_start_up()
     sweeps = b.sweep_throughput(jobs, progress=note) if jobs and not only else []
-    table_rows = [[t.name, t.nodes, t.flows, t.sim_s, t.events, t.wall_s, t.speedup, t.events_per_s / 1e6, t.rss_mb,
+    peer_rows = b.time_peers(only or None, repeats, progress=note) if peers else []
+    table_rows = [[t.name, t.nodes, t.flows, t.sim_s, "-" if t.events_before is None else t.events_before, t.events,
+                   t.wall_s, t.speedup, t.events_per_s / 1e6, t.rss_mb,
                    "-" if t.target_s is None else f"<= {t.target_s:g} s"] for t in rows]
-    con.print(_table("hoptcp bench", ["scenario", "nodes", "flows", "sim s", "events", "wall s", "sim s/wall s",
-                                      "M events/s", "peak MB", "target"], table_rows, right_from=1))
+    con.print(_table("hoptcp bench", ["scenario", "nodes", "flows", "sim s", "events before", "events", "wall s",
+                                      "sim s/wall s", "M events/s", "peak MB", "target"], table_rows, right_from=1))
+    if start_up:
+        con.print(f"start-up: {start_up.command}: best {start_up.best_s * 1e3:.0f} ms, median "
+                  f"{start_up.median_s * 1e3:.0f} ms of {start_up.runs} runs (whole process)")
     if sweeps:
         con.print(_table("sweep throughput (7-hop TCP chain, 30 s runs)", ["workers", "runs", "runs/s"],
                          [[j, n, r] for j, n, r in sweeps], right_from=0))
+    if peer_rows:
+        con.print(_table("same work, whole process (alternating pairs)",
+                         ["scenario", "peer", "pairs", "hoptcp s", "peer s", "peer/hoptcp", "hoptcp kb/s", "peer kb/s"],
+                         [[p.name, p.peer, len(p.ratios), p.hoptcp_median_s, p.peer_median_s, f"{p.ratio:.1f}x", p.hoptcp_goodput_bps / 1e3,
+                           p.peer_goodput_bps / 1e3] for p in peer_rows], right_from=2))
     if md_out:
-        Path(md_out).write_text(b.markdown(rows, sweeps, b.baseline_rss_mb(), _bridge.version()))
+        Path(md_out).write_text(b.markdown(rows, sweeps, b.baseline_rss_mb(), _bridge.version(), start_up, peer_rows))
         con.print(f"wrote {md_out}")
 
 
@@ -923,8 +943,6 @@ _register_ns2(cli)
 
 def _exit_status(exc: BaseException) -> tuple[int, str | None]:
     """(exit status, one line for stderr) for an exception that ended a command."""
-    from .runner import RunError
-
     if isinstance(exc, click.exceptions.Exit):
         return exc.exit_code, None
     if isinstance(exc, click.exceptions.Abort):

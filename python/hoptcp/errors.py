@@ -25,6 +25,10 @@ class CoreUnavailableError(RuntimeError):
     """The compiled extension ``hoptcp._core`` cannot be imported."""
 
 
+class RunError(RuntimeError):
+    """One or more runs failed inside the simulator."""
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C (SIGINT) stopped a run, sweep or reproduction. The message says
     what was kept; the CLI prints it and exits with status 130."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from . import _bridge
-from .errors import SpecError
+from .errors import RunError, SpecError
 from .results import RunResult
 from .scenario import Scenario, as_scenario
 
@@ -71,10 +71,6 @@ class Task:
     @property
     def key(self) -> tuple[str, int]:
         return (self.scenario_hash, self.seed)
-
-
-class RunError(RuntimeError):
-    """One or more runs failed inside the simulator."""
 
 
 @dataclass

@@ -14,10 +14,22 @@
 
 from __future__ import annotations
 
-from .compare import Welch, welch
-from .crosscheck import Crosscheck, crosscheck
-from .exporter import Export, Ns2Unsupported, export
-from .run import available, run_ns2
+from typing import TYPE_CHECKING
+
+from .. import _lazy
+
+if TYPE_CHECKING:
+    from .compare import Welch, welch
+    from .crosscheck import Crosscheck, crosscheck
+    from .exporter import Export, Ns2Unsupported, export
+    from .run import available, run_ns2
+
+# imported on first use: ``hoptcp ns2 ...`` and ``hoptcp crosscheck`` are registered on the
+# command line without loading the exporter and the trace parser
+__getattr__ = _lazy.exports(__name__, {
+    "Welch": "compare", "welch": "compare", "Crosscheck": "crosscheck", "crosscheck": "crosscheck",
+    "Export": "exporter", "Ns2Unsupported": "exporter", "export": "exporter", "available": "run", "run_ns2": "run",
+})
 
 __all__ = ["Crosscheck", "Export", "Ns2Unsupported", "Welch", "available", "crosscheck", "export", "run_ns2",
            "welch"]

@@ -6,6 +6,7 @@
 pub mod queue;
 pub mod rng;
 pub mod time;
+mod timer_heap;
 
 pub use queue::EventQueue;
 pub use rng::{RngStream, StreamPurpose};

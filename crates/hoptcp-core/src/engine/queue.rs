@@ -1,22 +1,26 @@
-//! The event queue: a binary min-heap of small `Copy` records ordered by
-//! (time, insertion sequence). Equal-time events therefore run in the order
-//! they were scheduled (FIFO), as in ns-2's scheduler, which makes runs
-//! deterministic. Cancelled timers are not removed: their owners bump a
-//! generation counter and ignore stale events when they fire.
+//! The event queue, ordered by (time, insertion sequence): equal-time events
+//! run in the order they were scheduled (FIFO), as in ns-2's scheduler, which
+//! makes runs deterministic.
+//!
+//! Two structures share one sequence counter: a binary min-heap of one-shot
+//! events, and a [`TimerHeap`] of re-armable timers addressed by slot, where
+//! restarting or cancelling a timer moves or removes its one entry. The next
+//! event is the earlier of the two tops, so the order is exactly that of a
+//! single queue in which cancelled expiries were skipped when popped.
 
 use super::time::Time;
+use super::timer_heap::{key, key_time, Key, TimerHeap};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    key: Key,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -28,12 +32,13 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
+    timers: TimerHeap<E>,
     next_seq: u64,
     now: Time,
     popped: u64,
@@ -47,7 +52,7 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, now: 0, popped: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), timers: TimerHeap::new(), next_seq: 0, now: 0, popped: 0 }
     }
 
     /// Current simulated time (the time of the event being processed).
@@ -56,13 +61,19 @@ impl<E: Copy> EventQueue<E> {
         self.now
     }
 
-    /// Schedule `event` at absolute time `at` (never in the past).
     #[inline]
-    pub fn schedule_at(&mut self, at: Time, event: E) {
+    fn next_key(&mut self, at: Time) -> Key {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time: at.max(self.now), seq, event });
+        key(at.max(self.now), seq)
+    }
+
+    /// Schedule `event` at absolute time `at` (never in the past).
+    #[inline]
+    pub fn schedule_at(&mut self, at: Time, event: E) {
+        let key = self.next_key(at);
+        self.heap.push(Entry { key, event });
     }
 
     /// Schedule `event` `delay` nanoseconds from now.
@@ -71,18 +82,48 @@ impl<E: Copy> EventQueue<E> {
         self.schedule_at(self.now + delay, event);
     }
 
+    /// Arm timer `slot` to deliver `event` at `at`, replacing the slot's
+    /// pending expiry if any (ordered as a newly scheduled event).
+    #[inline]
+    pub fn arm(&mut self, slot: u32, at: Time, event: E) {
+        let key = self.next_key(at);
+        self.timers.set(slot, key, event);
+    }
+
+    /// Cancel timer `slot`'s pending expiry, if any.
+    #[inline]
+    pub fn cancel(&mut self, slot: u32) {
+        self.timers.cancel(slot);
+    }
+
     /// Remove and return the next event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.heap.pop()?;
-        self.now = e.time;
+        let from_heap = match (self.heap.peek(), self.timers.peek_key()) {
+            (Some(e), Some(t)) => e.key < t,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return None,
+        };
+        let (k, event) = if from_heap {
+            let e = self.heap.pop().expect("peeked");
+            (e.key, e.event)
+        } else {
+            self.timers.pop().expect("peeked")
+        };
+        self.now = key_time(k);
         self.popped += 1;
-        Some((e.time, e.event))
+        Some((self.now, event))
     }
 
     /// Time of the next event without removing it.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        let h = self.heap.peek().map(|e| e.key);
+        let k = match (h, self.timers.peek_key()) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b)?,
+        };
+        Some(key_time(k))
     }
 
     /// Number of events dispatched so far.
@@ -91,11 +132,11 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.timers.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -124,5 +165,71 @@ mod tests {
         q.pop();
         q.schedule_in(5, 2u8);
         assert_eq!(q.pop(), Some((105, 2)));
+    }
+    #[test]
+    fn rearmed_and_cancelled_timers_leave_nothing_behind() {
+        let mut q = EventQueue::new();
+        q.schedule_at(10, 'a');
+        q.arm(3, 10, 't'); // after 'a' at the same time
+        q.schedule_at(10, 'b');
+        q.arm(3, 10, 'u'); // re-armed: now after 'b', and 't' is gone
+        q.arm(7, 5, 'v');
+        q.cancel(7);
+        q.cancel(9); // never armed: nothing happens
+        q.arm(1, 20, 'w');
+        q.arm(1, 15, 'x'); // moved earlier
+        q.schedule_at(15, 'c');
+        assert_eq!(q.len(), 5);
+        let order: Vec<(Time, char)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(10, 'a'), (10, 'b'), (10, 'u'), (15, 'x'), (15, 'c')]);
+        assert_eq!(q.events_processed(), 5);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn timers_and_events_interleave_as_one_fifo_queue() {
+        // A pseudo-random schedule of events, timer arms and cancels, against
+        // one sorted list of everything scheduled minus the expiries that were
+        // re-armed or cancelled: the same events in the same order.
+        let mut q = EventQueue::new();
+        let mut scheduled: Vec<(Time, u64, u32)> = Vec::new(); // (time, seq, id)
+        let mut armed: std::collections::HashMap<u32, u32> = Default::default(); // slot -> id
+        let mut dead = std::collections::HashSet::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let mut seq = 0;
+        for id in 0..20_000u32 {
+            let at = rnd(200);
+            match rnd(4) {
+                0 => q.schedule_at(at, id),
+                1 | 2 => {
+                    let slot = rnd(64) as u32;
+                    q.arm(slot, at, id);
+                    if let Some(old) = armed.insert(slot, id) {
+                        dead.insert(old);
+                    }
+                }
+                _ => {
+                    let slot = rnd(64) as u32;
+                    q.cancel(slot);
+                    if let Some(old) = armed.remove(&slot) {
+                        dead.insert(old);
+                    }
+                    continue;
+                }
+            }
+            scheduled.push((at, seq, id));
+            seq += 1;
+        }
+        scheduled.sort();
+        let want: Vec<u32> = scheduled.iter().map(|s| s.2).filter(|id| !dead.contains(id)).collect();
+        let got: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert!(dead.len() > 1_000 && want.len() > 4_000);
+        assert_eq!(got, want);
     }
 }

@@ -126,7 +126,7 @@ pub enum MacTimer {
     /// does not contend while it is armed.
     Pace = 5,
 }
-const N_TIMERS: usize = 6;
+pub const N_TIMERS: usize = 6;
 
 impl MacTimer {
     pub fn from_u8(v: u8) -> MacTimer {
@@ -146,6 +146,9 @@ pub trait MacEnv {
     fn now(&self) -> Time;
     /// Arrange for `on_timer(timer, gen)` to be called at `at`.
     fn set_timer(&mut self, timer: MacTimer, at: Time, gen: u32);
+    /// The timer was stopped: its pending expiry may be dropped (it would be
+    /// ignored as stale anyway).
+    fn cancel_timer(&mut self, _timer: MacTimer) {}
     /// Put a frame on the air now.
     fn transmit(&mut self, frame: &Frame);
     /// The MAC is free: take the next packet from the interface queue (or
@@ -322,10 +325,11 @@ impl Dcf {
         env.set_timer(t, at, slot.gen);
     }
 
-    fn stop_timer(&mut self, t: MacTimer) {
+    fn stop_timer(&mut self, t: MacTimer, env: &mut impl MacEnv) {
         let slot = &mut self.timers[t as usize];
         slot.gen = slot.gen.wrapping_add(1);
         slot.armed = false;
+        env.cancel_timer(t);
     }
 
     fn timer_armed(&self, t: MacTimer) -> bool {
@@ -397,7 +401,7 @@ impl Dcf {
         }
         if !idle && self.backoff.is_busy() && !self.backoff.is_paused() {
             self.backoff.pause(now, p.timing.slot, p.slot_count);
-            self.stop_timer(MacTimer::Backoff);
+            self.stop_timer(MacTimer::Backoff, env);
         }
         self.arm_nav_if_waiting(env);
     }
@@ -823,7 +827,7 @@ impl Dcf {
             airtime: p.cts_time,
             packet: NO_PACKET,
         });
-        self.stop_timer(MacTimer::Defer);
+        self.stop_timer(MacTimer::Defer, env);
         self.tx_resume(p, env);
     }
 
@@ -832,7 +836,7 @@ impl Dcf {
             return;
         }
         self.pkt_rts = None;
-        self.stop_timer(MacTimer::Send);
+        self.stop_timer(MacTimer::Send, env);
         self.ssrc = 0;
         self.tx_resume(p, env);
     }
@@ -845,7 +849,7 @@ impl Dcf {
                     return;
                 }
                 self.pkt_ctrl = None;
-                self.stop_timer(MacTimer::Send);
+                self.stop_timer(MacTimer::Send, env);
                 self.pkt_ctrl = Some(self.ack_for(f.ta, p));
                 self.tx_resume(p, env);
             } else {
@@ -898,7 +902,7 @@ impl Dcf {
         let Some((out, data)) = self.pkt_tx.take() else {
             return;
         };
-        self.stop_timer(MacTimer::Send);
+        self.stop_timer(MacTimer::Send, env);
         if data.bytes <= p.rts_threshold {
             self.ssrc = 0;
         } else {

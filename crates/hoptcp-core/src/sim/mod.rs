@@ -22,6 +22,7 @@ use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
 use crate::mac::{
     AdaptivePacing, Dcf, Frame, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, RetryAverage, Timing,
+    N_TIMERS,
 };
 use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
 use crate::net::{Body, Ecn, IfQueue, Packet, Slab};
@@ -220,8 +221,16 @@ fn tcp_flow(f: &FlowPlan, seed: u64, link_rate_bps: f64) -> TcpFlow {
     TcpFlow { sender, receiver: TcpReceiver::new(&cfg), timer: [(0, None); 2], stopped: false }
 }
 
+/// The event queue's timer slot of `node`'s MAC timer `timer`.
+#[inline]
+pub(crate) fn mac_timer_slot(node: u32, timer: MacTimer) -> u32 {
+    node * N_TIMERS as u32 + timer as u32
+}
+
 pub struct Simulation {
     q: EventQueue<Ev>,
+    /// First timer slot of the TCP ends (after every node's MAC timers).
+    tcp_timer_base: u32,
     nodes: NodeTable,
     channel: Channel,
     p: MacParams,
@@ -325,6 +334,7 @@ impl Simulation {
             .collect();
         let mut sim = Simulation {
             q: EventQueue::new(),
+            tcp_timer_base: n as u32 * N_TIMERS as u32,
             nodes,
             channel: plan.channel,
             p,
@@ -705,8 +715,10 @@ impl Simulation {
             if slot.1 != due {
                 slot.0 = slot.0.wrapping_add(1);
                 slot.1 = due;
-                if let Some(at) = due {
-                    self.q.schedule_at(at.max(now), Ev::Tcp { flow, side: side as u8, gen: slot.0 });
+                let id = self.tcp_timer_base + 2 * flow + side as u32;
+                match due {
+                    Some(at) => self.q.arm(id, at.max(now), Ev::Tcp { flow, side: side as u8, gen: slot.0 }),
+                    None => self.q.cancel(id),
                 }
             }
         }

@@ -3,7 +3,7 @@
 //! statistics.
 
 use super::route_ctx::RouteCtx;
-use super::{Ev, Transmission};
+use super::{mac_timer_slot, Ev, Transmission};
 use crate::engine::{EventQueue, Time};
 use crate::mac::{Frame, MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
 use crate::net::routing::aodv::DataRef;
@@ -132,10 +132,16 @@ impl MacEnv for NodeCtx<'_> {
             *self.recv_due = (at, gen);
             if let Some(locked) = self.batch_rx.as_deref_mut() {
                 *locked = true;
+                // The group's RxEnd event delivers it; an earlier expiry is stale.
+                self.q.cancel(mac_timer_slot(self.node, timer));
                 return;
             }
         }
-        self.q.schedule_at(at, Ev::Mac { node: self.node, timer: timer as u8, gen });
+        self.q.arm(mac_timer_slot(self.node, timer), at, Ev::Mac { node: self.node, timer: timer as u8, gen });
+    }
+
+    fn cancel_timer(&mut self, timer: MacTimer) {
+        self.q.cancel(mac_timer_slot(self.node, timer));
     }
 
     fn transmit(&mut self, frame: &Frame) {
