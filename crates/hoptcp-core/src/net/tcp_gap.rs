@@ -227,13 +227,25 @@ pub struct GatewayStats {
 /// A data packet waiting to be paced.
 type Held = (u32, u64, Time);
 
+/// A data packet the gateway sent on, kept until an ACK covers it.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    seq: u64,
+    /// The sender's send time (TCP timestamp), which its ACK echoes.
+    ts: Time,
+    /// When the gateway sent it on.
+    at: Time,
+    /// An ACK was already paired with it.
+    paired: bool,
+}
+
 #[derive(Clone, Debug)]
 struct Flow {
     key: FlowKey,
     dir: Direction,
     last_seen: Time,
-    /// Data packets sent on: (seq, echoed send time, when the gateway sent it).
-    sent: VecDeque<(u64, Time, Time)>,
+    /// Data packets sent on, oldest first.
+    sent: VecDeque<Sent>,
     awnd: u32,
     reserved: u32,
     paced: bool,
@@ -429,9 +441,21 @@ impl Gateway {
                 None => f.highest_ack = Some(seg.ack),
                 _ => {}
             }
-            // The data packet that triggered this ACK, by its echoed send time.
-            let t1 = f.sent.iter().rev().find(|s| s.1 == seg.ts).map(|s| s.2);
-            while f.sent.front().is_some_and(|s| s.0 <= seg.ack) {
+            // The data packet that triggered this ACK, by its echoed send
+            // time. A sender sends a burst in one instant (a window opening),
+            // so several packets can carry the same timestamp: the one the
+            // ACK names (in-order arrival), else the oldest not yet paired
+            // (ACKs come back in the order the packets left).
+            let pick = f
+                .sent
+                .iter()
+                .position(|s| s.ts == seg.ts && s.seq == seg.ack)
+                .or_else(|| f.sent.iter().position(|s| s.ts == seg.ts && !s.paired));
+            let t1 = pick.map(|k| {
+                f.sent[k].paired = true;
+                f.sent[k].at
+            });
+            while f.sent.front().is_some_and(|s| s.seq <= seg.ack) {
                 f.sent.pop_front();
             }
             match (from, f.dir, t1) {
@@ -492,7 +516,7 @@ impl Gateway {
         if f.sent.len() >= 4 * f.awnd.max(16) as usize {
             f.sent.pop_front();
         }
-        f.sent.push_back((seq, ts, now));
+        f.sent.push_back(Sent { seq, ts, at: now, paired: false });
     }
 
     /// Let out whatever flow `i`'s pacer allows now.
@@ -862,6 +886,59 @@ mod tests {
         assert!(st.paced);
         assert_eq!((st.paced_packets, st.max_queue, st.rtt_samples), (6, 3, 1));
         assert!((st.max_pacing_delay_s - 3.0 * iv as f64 * 1e-9).abs() < 1e-12);
+    }
+
+    /// The RTT_wireless samples of the gateway's series, in ms.
+    fn rtt_samples_ms(gw: &Gateway) -> Vec<f64> {
+        let log = gw.series().expect("series on");
+        (0..log.len())
+            .filter(|&k| log.metric[k] == PacingMetric::RttWirelessS as u8)
+            .map(|k| (log.value[k] * 1e3 * 1e6).round() / 1e6)
+            .collect()
+    }
+
+    #[test]
+    fn a_burst_with_one_timestamp_pairs_each_ack_with_its_own_packet() {
+        let mut gw = Gateway::new(no_control(11e6));
+        gw.record_series();
+        let mut env = Env::default();
+        // One sample (20 ms) sets a pacing interval of about 12 ms.
+        gw.on_packet(Side::Wired, 1, &data(DOWN, 1, 0), &mut env);
+        env.now = 20 * MS;
+        gw.on_packet(Side::Wireless, 2, &ack_of(DOWN, 1, 0), &mut env);
+        let iv = gw.flow_interval(DOWN).unwrap();
+        assert!(iv > 10 * MS && iv < 14 * MS, "{iv}");
+        // The wired sender opens its window: packets 2, 3, 4 sent in the
+        // same instant (one timestamp); the gateway spaces them by iv.
+        env.now = 60 * MS;
+        for seq in 2..=4 {
+            gw.on_packet(Side::Wired, 10 + seq as u32, &data(DOWN, seq, 59 * MS), &mut env);
+        }
+        run_until(&mut gw, &mut env, 60 * MS + 2 * iv);
+        assert_eq!(env.forwarded.iter().filter(|f| f.0 >= 10).count(), 3);
+        // Each ACK comes back 40 ms after its packet left, echoing 59 ms.
+        for (k, seq) in (2..=4).enumerate() {
+            env.now = 100 * MS + k as Time * iv;
+            gw.on_packet(Side::Wireless, 20 + seq as u32, &ack_of(DOWN, seq, 59 * MS), &mut env);
+        }
+        // (Pairing with the newest packet of that timestamp made the first
+        // two 40 − 2·iv and 40 − iv ms.)
+        assert_eq!(rtt_samples_ms(&gw), vec![20.0, 40.0, 40.0, 40.0]);
+        // Packets 5–7, one timestamp; the ACK of 5 is lost: the ACK of 6
+        // pairs with 6, and a duplicate ACK (6 again, for 7 arriving after a
+        // loss) with the oldest packet of that timestamp not yet paired.
+        env.now = 200 * MS;
+        for seq in 5..=7 {
+            gw.on_packet(Side::Wired, 30 + seq as u32, &data(DOWN, seq, 199 * MS), &mut env);
+        }
+        run_until(&mut gw, &mut env, 300 * MS);
+        let left: Vec<Time> = env.forwarded.iter().filter(|f| (35..=37).contains(&f.0)).map(|f| f.2).collect();
+        assert_eq!(left.len(), 3);
+        env.now = left[1] + 40 * MS;
+        gw.on_packet(Side::Wireless, 46, &ack_of(DOWN, 6, 199 * MS), &mut env);
+        env.now = left[2] + 40 * MS;
+        gw.on_packet(Side::Wireless, 47, &ack_of(DOWN, 6, 199 * MS), &mut env);
+        assert_eq!(rtt_samples_ms(&gw)[4..], [40.0, 40.0]);
     }
 
     #[test]
