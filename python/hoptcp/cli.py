@@ -133,15 +133,21 @@ def cli() -> None:
 @click.option("--pcap-node", "pcap_node", type=click.IntRange(min=0), default=None, metavar="N",
               help="With --pcap: node N's frames alone, the view for Wireshark's TCP analysis "
                    "(see docs/testing.md, Wireshark).")
+@click.option("--series", "series", multiple=True, metavar="KIND",
+              help="Also record a time series (repeatable or comma-separated): gateway (TCP-GAP's estimate "
+                   "per flow), tcp_ap (TCP-AP senders'). In the --json result; draw it with hoptcp plot --run.")
 def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None,
-        pcap_node: int | None) -> None:
+        pcap_node: int | None, series: tuple[str, ...]) -> None:
     """Run one simulation and print its summary tables."""
     from . import _bridge
+    from .runner import with_series
     from .scenario import Scenario
 
     if pcap_node is not None and pcap is None:
         raise SpecError(f"--pcap-node {pcap_node}: give the trace file with --pcap FILE")
     sc = Scenario.load(scenario).with_raw(_parse_sets(sets))
+    if series:
+        sc = with_series(sc, [k.strip() for item in series for k in item.split(",") if k.strip()])
     bar = _RunProgress(sc.name, show=not as_json)
     try:
         with bar:
@@ -616,17 +622,31 @@ def results_export(store: str | None, sweep: str | None, fmt: str | None, output
 @cli.command()
 @_store_option
 @click.option("--sweep", default=None, help="Sweep name (default: the only one).")
-@click.option("-x", "x", required=True, help="Column on the x axis (a sweep parameter).")
-@click.option("-y", "y", required=True, help="Metric on the y axis (mean with 95% CI).")
+@click.option("-x", "x", default=None, help="Column on the x axis (a sweep parameter).")
+@click.option("-y", "y", default=None, help="Metric on the y axis (mean with 95% CI).")
 @click.option("--hue", default=None, help="Parameter drawn as separate lines.")
 @click.option("--where", "where", multiple=True, metavar="KEY=VALUE",
               help="Keep only runs with this parameter value (repeatable), e.g. --where mac.queue_limit=50.")
 @click.option("--logx", is_flag=True, help="Logarithmic x axis.")
 @click.option("--ymin", type=float, default=None, help="Lower end of the y axis (e.g. 0).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="Image file (.png, .pdf, .svg).")
-def plot(store: str | None, sweep: str | None, x: str, y: str, hue: str | None, where: tuple[str, ...],
-         logx: bool, ymin: float | None, output: str | None) -> None:
-    """Plot a metric against a parameter: mean with 95% CI error bars."""
+@click.option("--run", "runs", multiple=True, metavar="RESULT.json",
+              help="Draw the time series of a run instead (hoptcp run --series KIND --json > RESULT.json); "
+                   "repeatable, or LABEL=RESULT.json to name it in the legend.")
+@click.option("--series", "kind", default=None, metavar="KIND",
+              help="With --run: which series (gateway or tcp_ap; default: every one the runs hold).")
+@click.option("-m", "--metric", "metrics", multiple=True,
+              help="With --run: a metric to draw (repeatable; default rtt_wireless_s, variation, rate_pps, queue).")
+@click.option("--flow", "flows", multiple=True, type=int, help="With --run: only this flow id (repeatable).")
+@click.option("--xmin", type=float, default=None, help="With --run: start of the time axis (s).")
+@click.option("--xmax", type=float, default=None, help="With --run: end of the time axis (s).")
+@click.option("--logy", is_flag=True, help="With --run: logarithmic y axes.")
+def plot(store: str | None, sweep: str | None, x: str | None, y: str | None, hue: str | None,
+         where: tuple[str, ...], logx: bool, ymin: float | None, output: str | None, runs: tuple[str, ...],
+         kind: str | None, metrics: tuple[str, ...], flows: tuple[int, ...], xmin: float | None,
+         xmax: float | None, logy: bool) -> None:
+    """Plot a metric against a parameter (mean with 95% CI error bars), or with --run the
+    time series a run recorded (one panel per metric, one line per run, series and flow)."""
     from .plotting import check_image_path, save_sweep_plot, select_rows
 
     if output is not None:
@@ -634,6 +654,18 @@ def plot(store: str | None, sweep: str | None, x: str, y: str, hue: str | None, 
 
         check_image_path(output)
         _bridge.check_output_file(output, "-o")  # a missing directory is an error, not created
+    if runs:
+        if x is not None or y is not None or hue is not None or sweep is not None or where:
+            raise SpecError("--run draws a run's time series: -x, -y, --hue, --sweep and --where are for sweeps")
+        from .plotting import save_time_series_plot
+
+        out = output or "time-series.png"
+        save_time_series_plot(_load_runs(runs), out, kind=kind, metrics=list(metrics) or None,
+                              flows=list(flows) or None, xlim=(xmin, xmax), logy=logy, ymin=ymin)
+        click.echo(f"wrote {out}")
+        return
+    if x is None or y is None:
+        raise SpecError("hoptcp plot needs -x and -y (a sweep), or --run RESULT.json (a run's time series)")
     conditions = _parse_where(where)
     with _open_store(store) as db:
         name = _select_one_sweep(db, sweep)
@@ -642,6 +674,25 @@ def plot(store: str | None, sweep: str | None, x: str, y: str, hue: str | None, 
     out = output or f"{name.replace('/', '_')}-{y.replace('*', 'x')}.png"
     save_sweep_plot(df, out, x=x, y=y, hue=hue, title=name, logx=logx, ymin=ymin)
     click.echo(f"wrote {out}")
+
+
+def _load_runs(items: Sequence[str]) -> list[tuple[str, Any]]:
+    """(label, RunResult) per --run [LABEL=]RESULT.json."""
+    from .results import RunResult
+
+    out = []
+    for item in items:
+        label, sep, path = item.partition("=")
+        if not sep:
+            label, path = Path(item).stem, item
+        p = Path(path)
+        if not p.is_file():
+            raise SpecError(f"--run {path}: no such file (write one with hoptcp run ... --series KIND --json > FILE)")
+        try:
+            out.append((label, RunResult(p.read_text())))
+        except ValueError as exc:
+            raise SpecError(f"--run {path}: not a run result (JSON of hoptcp run --json): {exc}") from None
+    return out
 
 
 def _parse_where(items: Sequence[str]) -> list[tuple[str, Any]]:

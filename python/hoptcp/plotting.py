@@ -1,4 +1,5 @@
-"""Plots of sweep results (matplotlib): a metric's mean with 95% CI against a parameter."""
+"""Plots (matplotlib): a sweep metric's mean with 95% CI against a parameter, and the time
+series a run recorded (``stats.series``)."""
 
 from __future__ import annotations
 
@@ -155,4 +156,70 @@ def save(fig: "Figure", path: str | Path) -> Path:
 def save_sweep_plot(df: "pd.DataFrame", path: str | Path, **kw: Any) -> Path:
     fig = new_figure()
     plot_sweep(df, ax=fig.add_subplot(), **kw)
+    return save(fig, path)
+
+
+#: panels drawn when no metric is named
+DEFAULT_SERIES_METRICS = ("rtt_wireless_s", "variation", "rate_pps", "queue")
+#: metrics that are samples (drawn as dots) rather than states (drawn as steps)
+SAMPLE_METRICS = frozenset({"rtt_wireless_s", "rtt_wired_s", "goodput_bps"})
+
+
+def plot_time_series(runs: Sequence[tuple[str, Any]], fig: "Figure", *, kind: str | None = None,
+                     metrics: Sequence[str] | None = None, flows: Sequence[int] | None = None,
+                     xlim: tuple[float | None, float | None] = (None, None), logy: bool = False,
+                     ymin: float | None = None) -> list["Axes"]:
+    """One panel per metric (shared time axis), one line per (run, series kind, flow).
+
+    ``runs`` are (label, :class:`~hoptcp.results.RunResult`) pairs; ``kind`` picks one series
+    (default: every kind each run holds). Samples (RTTs, goodput) are dots, states steps.
+    """
+    from .results import SERIES_KINDS
+
+    frames = []
+    for label, r in runs:
+        held = [k for k in SERIES_KINDS if k in (r.raw.get("time_series") or {})]
+        kinds = [kind] if kind is not None else held
+        if not kinds:
+            raise SpecError(f"run {label}: no time series; run it with hoptcp run --series gateway --json")
+        for k in kinds:
+            df = r.time_series(k)
+            if flows:
+                df = df[df["flow"].isin(list(flows))]
+            frames.append((label if len(kinds) == 1 else f"{label} {k}", df))
+    wanted = list(metrics) if metrics else [m for m in DEFAULT_SERIES_METRICS
+                                             if any((df["metric"] == m).any() for _, df in frames)]
+    known = {str(m) for _, df in frames for m in df["metric"].cat.categories}
+    for m in wanted:
+        if m not in known:
+            raise SpecError(f"--metric {m}: unknown; metrics: {', '.join(sorted(known))}")
+    if not wanted:
+        raise SpecError("the selected series hold no points (check --flow and --series)")
+    axes = fig.subplots(len(wanted), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, m in zip(axes, wanted):
+        for label, df in frames:
+            d = df[df["metric"] == m]
+            for fid, g in d.groupby("flow", sort=True):
+                name = f"{label} flow {fid}"
+                if m in SAMPLE_METRICS:
+                    ax.plot(g["time_s"], g["value"], ".", markersize=2, label=name)
+                else:
+                    ax.step(g["time_s"], g["value"], where="post", linewidth=0.8, label=name)
+        ax.set_ylabel(m)
+        if logy:
+            ax.set_yscale("log")
+        elif ymin is not None:
+            ax.set_ylim(bottom=ymin)
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(fontsize="small", markerscale=4)
+    axes[-1].set_xlabel("time (s)")
+    axes[-1].set_xlim(*xlim)
+    return list(axes)
+
+
+def save_time_series_plot(runs: Sequence[tuple[str, Any]], path: str | Path, **kw: Any) -> Path:
+    check_image_path(path)
+    n = len(kw.get("metrics") or DEFAULT_SERIES_METRICS)
+    fig = new_figure(7.0, 1.8 * n + 0.8)
+    plot_time_series(runs, fig, **kw)
     return save(fig, path)

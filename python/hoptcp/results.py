@@ -16,7 +16,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: keys of the result that are run metadata, not metrics
 META_KEYS = frozenset({"seed", "hoptcp_version"})
 #: keys holding time series (lists), kept out of the scalar metrics
-SERIES_KEYS = frozenset({"series"})
+SERIES_KEYS = frozenset({"series", "time_series"})
+#: the time series a run can record (``stats.series``; ``hoptcp run --series``)
+SERIES_KINDS = ("gateway", "tcp_ap")
 #: column order of the flow and node tables (other keys follow, in the core's order)
 FLOW_ORDER = ("src", "dst", "transport", "app", "hops", "packets_sent", "packets_delivered", "bytes_delivered",
               "goodput_bps", "avg_cwnd", "avg_rtt_s", "retransmissions", "timeouts", "fast_retransmits")
@@ -203,6 +205,31 @@ class RunResult:
                 rows.append(row)
         columns = ["time_s", "flow", "goodput_bps"] + (["route_breaks"] if breaks is not None else [])
         return pd.DataFrame(rows, columns=columns)
+
+    def time_series(self, kind: str = "gateway") -> "pd.DataFrame":
+        """A time series the run recorded (``series=["gateway"]`` or ``stats.series``), long
+        format: ``time_s``, ``flow`` (flow id), ``metric``, ``value``; one row each time a value
+        changed (every sample for ``rtt_wireless_s`` and ``rtt_wired_s``).
+
+        ``gateway``: TCP-GAP's estimate per flow at the Internet gateway; ``tcp_ap``: the same
+        at each TCP-AP sender. Metrics: ``rtt_wireless_s`` (one RTT sample of the wireless part),
+        ``fhd_s`` (FHD^), ``variation`` (cov_RTT), ``rate_pps`` (pacing rate in force),
+        ``queue`` (packets waiting to be paced); gateway only: ``rtt_wired_s`` (written into a
+        wireless sender's ACK), ``goodput_bps`` and ``cap_pps`` (Goodput Control, each period;
+        cap 0 = none).
+        """
+        import pandas as pd
+
+        if kind not in SERIES_KINDS:
+            raise SpecError(f"series kind {kind!r}: unknown; expected one of {', '.join(SERIES_KINDS)}")
+        table = (self.raw.get("time_series") or {}).get(kind)
+        if table is None:
+            raise SpecError(f"this run has no {kind!r} series: run it with series=[{kind!r}] "
+                            f"(hoptcp run --series {kind}, or stats.series = [\"{kind}\"])")
+        names = list(table["metrics"])
+        metric = pd.Categorical.from_codes(table["metric"], categories=names)
+        return pd.DataFrame({"time_s": table["time_s"], "flow": table["flow"], "metric": metric,
+                             "value": table["value"]}, columns=["time_s", "flow", "metric", "value"])
 
     def to_json(self) -> str:
         return json.dumps(self.raw, sort_keys=True, separators=(",", ":"))

@@ -29,15 +29,28 @@ RunFn = Callable[[str, Sequence[tuple[str, str]], int], str]
 
 
 def run(scenario: Scenario | str | Path, seed: int | None = None, pcap: str | Path | None = None,
-        pcap_node: int | None = None, **overrides: Any) -> RunResult:
+        pcap_node: int | None = None, series: Sequence[str] | None = None, **overrides: Any) -> RunResult:
     """Run one simulation: ``hoptcp.run("chain7.toml", seed=1, tcp__max_window=3)``.
-    ``pcap_node``: the trace ``pcap`` holds that node's frames alone."""
+
+    ``pcap_node``: the trace ``pcap`` holds that node's frames alone. ``series=["gateway"]`` also
+    records TCP-GAP's per-flow estimate at the gateway (``"tcp_ap"``: at TCP-AP senders); read it
+    with :meth:`RunResult.time_series`.
+    """
     sc = as_scenario(scenario)
     if overrides:
         sc = sc.with_(**overrides)
+    if series is not None:
+        sc = with_series(sc, series)
     raw = _bridge.run_json(sc.toml, sc.overrides, seed, str(pcap) if pcap is not None else None,
                            pcap_node=pcap_node)
     return RunResult(raw, scenario=sc)
+
+
+def with_series(sc: Scenario, kinds: Sequence[str]) -> Scenario:
+    """``sc`` also recording the time series ``kinds`` (``stats.series``; the core checks the names)."""
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    return sc.with_overrides({"stats.series": [str(k) for k in kinds]})
 
 
 class _Cancelled(Exception):

@@ -76,3 +76,42 @@ def test_link_drop_table_and_pause_recovery() -> None:
     # FTP 2 averaged 100 before the pause; back at 50 or more in the third second after it.
     b = [100.0] * gr.PAUSE + [0.0] * (gr.RESUME - gr.PAUSE) + [0.0, 20.0, 60.0] + [100.0] * 50
     assert gr._recovery_s(b) == 3.0
+
+
+def test_one_hop_evidence_for_the_short_downlink_claim() -> None:
+    from types import SimpleNamespace
+
+    from hoptcp.reproduce import get_entry
+
+    claim = next(c for c in get_entry("gap-chain").claims if c.check == "gap_chain_down_short_dev")
+
+    def runs(arm: dict, goodput: dict) -> list[dict]:
+        return [{g.HOPS: h, g.VARIANT: "newreno", g.GOODPUT: (x + d) * 1e3, "seed": s, **arm}
+                for h, x in goodput.items() for s, d in ((1, -5.0), (2, 5.0))]
+
+    newreno = runs({g.GAP: False}, {2: 1000.0, 3: 700.0})
+    paper = runs({g.GAP: True}, {2: 980.0, 3: 440.0})
+
+    def ctx(one_hop: dict) -> SimpleNamespace:
+        sides = {g.DOWNLINK: pd.DataFrame(newreno + paper), g.ONE_HOP: pd.DataFrame(runs({g.GAP: True}, one_hop))}
+        return SimpleNamespace(side=lambda name: SimpleNamespace(runs=sides[name]))
+
+    shown = g.gap_chain_down_short_one_hop(ctx({2: 1010.0, 3: 690.0}), claim, {})
+    assert shown.shown is True and "h = 3: 690 vs 700 kb/s (-1.4%)" in shown.text
+    # The one-hop rule 10% off NewReno at h = 3 does not explain the difference.
+    assert g.gap_chain_down_short_one_hop(ctx({2: 1010.0, 3: 630.0}), claim, {}).shown is False
+
+
+def test_ns2_code_table_sets_the_arm_the_sides_fix() -> None:
+    from types import SimpleNamespace
+
+    def runs(goodput: dict, **cols: object) -> pd.DataFrame:
+        return pd.DataFrame([{g.HOPS: h, g.GOODPUT: x * 1e3, "seed": s, **cols} for h, x in goodput.items()
+                             for s in (1, 2)])
+
+    main = runs({3: 700.0, 4: 400.0}, **{g.VARIANT: "newreno", g.GAP: False})
+    sides = {g.DOWNLINK: runs({3: 600.0, 4: 500.0}, **{g.GAP: False}),
+             g.NS2_UP: runs({3: 770.0, 4: 500.0}), g.NS2_DOWN: runs({3: 540.0})}
+    ctx = SimpleNamespace(runs=main, side=lambda name: SimpleNamespace(runs=sides[name]))
+    rows = g._code_table(ctx).splitlines()
+    assert rows[2:] == ["| 3 | 770 | +10.0% | 540 | -10.0% |", "| 4 | 500 | +25.0% | – | – |"]

@@ -53,3 +53,75 @@ def test_link_drops_and_an_ftp_pause_through_the_api(real_core):
     assert sum(s[25:40]) == 0 and sum(s[42:60]) > 0
     with pytest.raises(ScenarioError, match=r"flows\.1\.pauses\[0\]"):
         sc.with_(flows__1__pauses=[[50.0, 70.0]]).resolved()
+
+
+def _downlink(hops: int = 3) -> Scenario:
+    """gap-chain's wired host sending to the chain's far end (NewReno paced by the gateway)."""
+    return Scenario.load(EXAMPLES / "gap-chain.toml").with_(
+        duration_s=20, topology__hops=hops, flows__0__src=hops + 3, flows__0__dst=0, flows__0__variant="newreno")
+
+
+@pytest.mark.core
+def test_gateway_series_is_a_long_table_that_matches_the_gateways_counters(real_core):
+    sc = _downlink()
+    plain = hoptcp.run(sc, seed=2)
+    r = hoptcp.run(sc, seed=2, series=["gateway"])
+    assert "time_series" not in plain.raw
+    # Recording changes nothing the run computes.
+    def same(m: dict) -> dict:
+        return {k: v for k, v in m.items() if k != "wall_time_s"}
+
+    assert same(r.metrics()) == same(plain.metrics())
+    df = r.time_series("gateway")
+    assert list(df.columns) == ["time_s", "flow", "metric", "value"]
+    assert set(df["flow"]) == {0}
+    assert df["time_s"].is_monotonic_increasing and df["time_s"].max() <= 20.0
+    gw = r.raw["wired"]["tcp_gap"]["flows"][0]
+    rtt = df[df["metric"] == "rtt_wireless_s"]
+    assert len(rtt) == gw["rtt_samples"] > 100
+    # The series' last values are the gateway's state at the end of the run.
+    last = df.groupby("metric", observed=True)["value"].last()
+    assert last["fhd_s"] == pytest.approx(gw["fhd_s"], rel=1e-12)
+    assert last["variation"] == pytest.approx(gw["variation"], rel=1e-12)
+    assert last["rate_pps"] == pytest.approx(gw["rate_pps"], rel=1e-6)
+    q = df[df["metric"] == "queue"]["value"]
+    assert q.max() == gw["max_queue"] and (q >= 0).all()
+    # Goodput Control's periods (5 s): one goodput point per flow each.
+    assert len(df[df["metric"] == "goodput_bps"]) == r.raw["wired"]["tcp_gap"]["control_periods"]
+    with pytest.raises(hoptcp.errors.SpecError, match="no 'tcp_ap' series"):
+        r.time_series("tcp_ap")
+
+
+@pytest.mark.core
+def test_tcp_ap_series_at_the_sender_and_a_warning_for_an_empty_series(real_core):
+    up = Scenario.load(EXAMPLES / "gap-chain.toml").with_(duration_s=10, topology__hops=3, flows__0__dst=6)
+    r = hoptcp.run(up, seed=1, series=["tcp_ap", "gateway"])
+    ap = r.time_series("tcp_ap")
+    pacing = r.raw["flows"][0]["pacing"]
+    assert len(ap[ap["metric"] == "rtt_wireless_s"]) == pacing["rate_samples"]
+    assert ap[ap["metric"] == "rate_pps"]["value"].iloc[-1] == pytest.approx(pacing["rate_pps"], rel=1e-6)
+    # Uplink: the gateway writes RTT_wired into the ACKs (the 240 ms of wired links).
+    gw = r.time_series("gateway")
+    wired = gw[gw["metric"] == "rtt_wired_s"]["value"]
+    assert len(wired) > 100 and wired.median() == pytest.approx(0.24, abs=0.01)
+    off = hoptcp.run(up.with_(wired__tcp_gap__enabled=False), seed=1, series=["gateway"])
+    assert any("stats.series contains \"gateway\"" in w for w in off.warnings)
+    assert off.time_series("gateway").empty
+
+
+@pytest.mark.core
+def test_series_from_the_cli_and_its_plot(real_core, tmp_path, capsys):
+    out = tmp_path / "run.json"
+    args = ["run", str(EXAMPLES / "gap-chain.toml"), "--set", "duration_s=5", "--series", "gateway,tcp_ap", "--json"]
+    assert main(args) == 0
+    out.write_text(capsys.readouterr().out)
+    png = tmp_path / "gw.png"
+    assert main(["plot", "--run", f"uplink={out}", "-m", "rtt_wireless_s", "-m", "rate_pps", "-o", str(png)]) == 0
+    assert png.stat().st_size > 1000
+    assert main(["plot", "--run", str(out), "-m", "no_such_metric", "-o", str(png)]) == 2
+    assert "--metric no_such_metric: unknown" in capsys.readouterr().err
+    assert main(["run", str(EXAMPLES / "gap-chain.toml"), "--series", "cwnd"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "stats.series" in err[0] and "gateway" in err[0]
+    assert main(["plot", "-o", str(png)]) == 2
+    assert "needs -x and -y" in capsys.readouterr().err

@@ -57,6 +57,7 @@
 //!    packets (hoptcp's `max_window`).
 
 use crate::engine::{Time, NS_PER_S};
+use crate::stats::series::{LastValues, PacingMetric, SeriesLog};
 use crate::transport::tcp::tcp_ap::{Pacer, RateEstimator, TcpApConfig};
 use serde::Serialize;
 use std::collections::{HashMap, VecDeque};
@@ -226,13 +227,25 @@ pub struct GatewayStats {
 /// A data packet waiting to be paced.
 type Held = (u32, u64, Time);
 
+/// A data packet the gateway sent on, kept until an ACK covers it.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    seq: u64,
+    /// The sender's send time (TCP timestamp), which its ACK echoes.
+    ts: Time,
+    /// When the gateway sent it on.
+    at: Time,
+    /// An ACK was already paired with it.
+    paired: bool,
+}
+
 #[derive(Clone, Debug)]
 struct Flow {
     key: FlowKey,
     dir: Direction,
     last_seen: Time,
-    /// Data packets sent on: (seq, echoed send time, when the gateway sent it).
-    sent: VecDeque<(u64, Time, Time)>,
+    /// Data packets sent on, oldest first.
+    sent: VecDeque<Sent>,
     awnd: u32,
     reserved: u32,
     paced: bool,
@@ -252,6 +265,10 @@ struct Flow {
     baseline: Option<(Vec<usize>, f64)>,
     fin: [bool; 2],
     stats: GapFlowStats,
+    /// Index of the flow's entry in `GatewayStats::flows` (its label in the
+    /// time series) and its last recorded values.
+    label: u32,
+    last: LastValues,
 }
 
 /// The TCP-GAP gateway.
@@ -266,6 +283,8 @@ pub struct Gateway {
     /// A flow started or ended since the last goodput period.
     changed: bool,
     stats: GatewayStats,
+    /// The per-flow time series, when asked for ([`Gateway::record_series`]).
+    series: Option<SeriesLog>,
 }
 
 impl Gateway {
@@ -278,6 +297,29 @@ impl Gateway {
             next_period: None,
             changed: false,
             stats: GatewayStats::default(),
+            series: None,
+        }
+    }
+
+    /// Record each flow's estimate, pacing rate, queue and goodput whenever
+    /// they change (flows are labelled by their index in
+    /// [`GatewayStats::flows`]).
+    pub fn record_series(&mut self) {
+        self.series.get_or_insert_with(SeriesLog::default);
+    }
+
+    /// The recorded series, if asked for.
+    pub fn series(&self) -> Option<&SeriesLog> {
+        self.series.as_ref()
+    }
+
+    /// The pacing rate in force (packets/s; none while unpaced).
+    fn record_rate(series: &mut Option<SeriesLog>, cfg: &GapConfig, f: &mut Flow, now: Time) {
+        if let Some(log) = series.as_mut() {
+            let iv = Self::interval(cfg, f);
+            if iv > 0 {
+                log.changed(&mut f.last, now, f.label, PacingMetric::RatePps, NS_PER_S as f64 / iv as f64);
+            }
         }
     }
 
@@ -338,6 +380,8 @@ impl Gateway {
             baseline: None,
             fin: [false; 2],
             stats,
+            label: self.stats.flows.len() as u32,
+            last: LastValues::default(),
         });
         self.table.insert(key, i);
         self.stats.flows.push(self.flows[i].as_ref().unwrap().stats.clone());
@@ -397,9 +441,21 @@ impl Gateway {
                 None => f.highest_ack = Some(seg.ack),
                 _ => {}
             }
-            // The data packet that triggered this ACK, by its echoed send time.
-            let t1 = f.sent.iter().rev().find(|s| s.1 == seg.ts).map(|s| s.2);
-            while f.sent.front().is_some_and(|s| s.0 <= seg.ack) {
+            // The data packet that triggered this ACK, by its echoed send
+            // time. A sender sends a burst in one instant (a window opening),
+            // so several packets can carry the same timestamp: the one the
+            // ACK names (in-order arrival), else the oldest not yet paired
+            // (ACKs come back in the order the packets left).
+            let pick = f
+                .sent
+                .iter()
+                .position(|s| s.ts == seg.ts && s.seq == seg.ack)
+                .or_else(|| f.sent.iter().position(|s| s.ts == seg.ts && !s.paired));
+            let t1 = pick.map(|k| {
+                f.sent[k].paired = true;
+                f.sent[k].at
+            });
+            while f.sent.front().is_some_and(|s| s.seq <= seg.ack) {
                 f.sent.pop_front();
             }
             match (from, f.dir, t1) {
@@ -407,12 +463,23 @@ impl Gateway {
                     let ms = ((now - t1) as f64 / 1e6).round().min(u16::MAX as f64) as u16;
                     env.set_rtt_wired(packet, ms);
                     f.stats.rtt_samples += 1;
+                    if let Some(log) = self.series.as_mut() {
+                        log.push(now, f.label, PacingMetric::RttWiredS, ms as f64 * 1e-3);
+                    }
                 }
                 (Side::Wireless, Direction::WiredToWireless, Some(t1)) => {
                     // Ticks before now ran at the old interval.
                     f.pacer.advance(now, Self::interval(cfg, f));
                     f.est.on_rtt((now - t1) as f64 * 1e-9, seg.wireless_hops);
                     f.stats.rtt_samples += 1;
+                    if let Some(log) = self.series.as_mut() {
+                        log.push(now, f.label, PacingMetric::RttWirelessS, (now - t1) as f64 * 1e-9);
+                        if let Some(fhd) = f.est.fhd_s() {
+                            log.changed(&mut f.last, now, f.label, PacingMetric::FhdS, fhd);
+                            log.changed(&mut f.last, now, f.label, PacingMetric::Variation, f.est.variation());
+                        }
+                        Self::record_rate(&mut self.series, cfg, f, now);
+                    }
                 }
                 _ => {}
             }
@@ -449,7 +516,7 @@ impl Gateway {
         if f.sent.len() >= 4 * f.awnd.max(16) as usize {
             f.sent.pop_front();
         }
-        f.sent.push_back((seq, ts, now));
+        f.sent.push_back(Sent { seq, ts, at: now, paired: false });
     }
 
     /// Let out whatever flow `i`'s pacer allows now.
@@ -460,6 +527,9 @@ impl Gateway {
         while let Some((packet, seq, ts)) = f.pacer.release(now, Self::interval(cfg, f)) {
             Self::remember_sent(f, seq, ts, now);
             env.forward(packet, Side::Wireless);
+        }
+        if let Some(log) = self.series.as_mut().filter(|_| f.paced) {
+            log.changed(&mut f.last, now, f.label, PacingMetric::Queue, f.pacer.queued() as f64);
         }
     }
 
@@ -515,6 +585,7 @@ impl Gateway {
                 break;
             }
             self.goodput_control(g);
+            self.record_period(t);
             self.next_period = Some(t + g.period);
         }
         for i in 0..self.flows.len() {
@@ -525,8 +596,25 @@ impl Gateway {
                 while let Some((packet, _, _)) = f.pacer.release(now, 0) {
                     env.forward(packet, Side::Wireless);
                 }
+                if let Some(log) = self.series.as_mut().filter(|_| f.paced) {
+                    log.changed(&mut f.last, now, f.label, PacingMetric::Queue, 0.0);
+                }
                 self.remove(i, now, true);
             }
+        }
+    }
+
+    /// The series after a goodput period: each flow's goodput, cap and rate.
+    fn record_period(&mut self, now: Time) {
+        let Some(log) = self.series.as_mut() else { return };
+        for f in self.flows.iter_mut().flatten() {
+            log.push(now, f.label, PacingMetric::GoodputBps, f.goodput);
+            if f.dir == Direction::WiredToWireless {
+                log.changed(&mut f.last, now, f.label, PacingMetric::CapPps, f.cap_pps.unwrap_or(0.0));
+            }
+        }
+        for f in self.flows.iter_mut().flatten().filter(|f| f.dir == Direction::WiredToWireless) {
+            Self::record_rate(&mut self.series, &self.cfg, f, now);
         }
     }
 
@@ -798,6 +886,115 @@ mod tests {
         assert!(st.paced);
         assert_eq!((st.paced_packets, st.max_queue, st.rtt_samples), (6, 3, 1));
         assert!((st.max_pacing_delay_s - 3.0 * iv as f64 * 1e-9).abs() < 1e-12);
+    }
+
+    /// The RTT_wireless samples of the gateway's series, in ms.
+    fn rtt_samples_ms(gw: &Gateway) -> Vec<f64> {
+        let log = gw.series().expect("series on");
+        (0..log.len())
+            .filter(|&k| log.metric[k] == PacingMetric::RttWirelessS as u8)
+            .map(|k| (log.value[k] * 1e3 * 1e6).round() / 1e6)
+            .collect()
+    }
+
+    #[test]
+    fn a_burst_with_one_timestamp_pairs_each_ack_with_its_own_packet() {
+        let mut gw = Gateway::new(no_control(11e6));
+        gw.record_series();
+        let mut env = Env::default();
+        // One sample (20 ms) sets a pacing interval of about 12 ms.
+        gw.on_packet(Side::Wired, 1, &data(DOWN, 1, 0), &mut env);
+        env.now = 20 * MS;
+        gw.on_packet(Side::Wireless, 2, &ack_of(DOWN, 1, 0), &mut env);
+        let iv = gw.flow_interval(DOWN).unwrap();
+        assert!(iv > 10 * MS && iv < 14 * MS, "{iv}");
+        // The wired sender opens its window: packets 2, 3, 4 sent in the
+        // same instant (one timestamp); the gateway spaces them by iv.
+        env.now = 60 * MS;
+        for seq in 2..=4 {
+            gw.on_packet(Side::Wired, 10 + seq as u32, &data(DOWN, seq, 59 * MS), &mut env);
+        }
+        run_until(&mut gw, &mut env, 60 * MS + 2 * iv);
+        assert_eq!(env.forwarded.iter().filter(|f| f.0 >= 10).count(), 3);
+        // Each ACK comes back 40 ms after its packet left, echoing 59 ms.
+        for (k, seq) in (2..=4).enumerate() {
+            env.now = 100 * MS + k as Time * iv;
+            gw.on_packet(Side::Wireless, 20 + seq as u32, &ack_of(DOWN, seq, 59 * MS), &mut env);
+        }
+        // (Pairing with the newest packet of that timestamp made the first
+        // two 40 − 2·iv and 40 − iv ms.)
+        assert_eq!(rtt_samples_ms(&gw), vec![20.0, 40.0, 40.0, 40.0]);
+        // Packets 5–7, one timestamp; the ACK of 5 is lost: the ACK of 6
+        // pairs with 6, and a duplicate ACK (6 again, for 7 arriving after a
+        // loss) with the oldest packet of that timestamp not yet paired.
+        env.now = 200 * MS;
+        for seq in 5..=7 {
+            gw.on_packet(Side::Wired, 30 + seq as u32, &data(DOWN, seq, 199 * MS), &mut env);
+        }
+        run_until(&mut gw, &mut env, 300 * MS);
+        let left: Vec<Time> = env.forwarded.iter().filter(|f| (35..=37).contains(&f.0)).map(|f| f.2).collect();
+        assert_eq!(left.len(), 3);
+        env.now = left[1] + 40 * MS;
+        gw.on_packet(Side::Wireless, 46, &ack_of(DOWN, 6, 199 * MS), &mut env);
+        env.now = left[2] + 40 * MS;
+        gw.on_packet(Side::Wireless, 47, &ack_of(DOWN, 6, 199 * MS), &mut env);
+        assert_eq!(rtt_samples_ms(&gw)[4..], [40.0, 40.0]);
+    }
+
+    #[test]
+    fn series_records_the_estimate_queue_and_goodput_on_change() {
+        let mut gw = Gateway::new(GapConfig::paper(11e6));
+        let mut env = Env::default();
+        gw.on_packet(Side::Wired, 1, &data(DOWN, 1, 0), &mut env);
+        assert!(gw.series().is_none(), "off unless asked for");
+        gw.record_series();
+        env.now = 20 * MS;
+        gw.on_packet(Side::Wireless, 2, &ack_of(DOWN, 1, 0), &mut env);
+        env.now = 21 * MS;
+        for seq in 2..=4 {
+            gw.on_packet(Side::Wired, 10 + seq as u32, &data(DOWN, seq, 21 * MS), &mut env);
+        }
+        run_until(&mut gw, &mut env, 100 * MS);
+        // A cumulative ACK of the burst: 3 packets acknowledged this period.
+        gw.on_packet(Side::Wireless, 3, &ack_of(DOWN, 4, 21 * MS), &mut env);
+        run_until(&mut gw, &mut env, 5 * NS_PER_S);
+        let log = gw.series().unwrap();
+        let pts: Vec<(Time, u8, f64)> = (0..log.len()).map(|k| (log.time[k], log.metric[k], log.value[k])).collect();
+        let e = {
+            let mut e = RateEstimator::new(&TcpApConfig::paper(11e6), 1460);
+            e.on_rtt(0.020, 4);
+            e
+        };
+        let iv = e.interval().unwrap();
+        let m = |x: PacingMetric| x as u8;
+        assert_eq!(
+            pts[..4],
+            [
+                (20 * MS, m(PacingMetric::RttWirelessS), 0.020),
+                (20 * MS, m(PacingMetric::FhdS), e.fhd_s().unwrap()),
+                (20 * MS, m(PacingMetric::Variation), 0.0),
+                (20 * MS, m(PacingMetric::RatePps), 1e9 / iv as f64),
+            ]
+        );
+        // Queue: 0 after the first packet, 1 and 2 as the burst waits, then
+        // down one per interval (unchanged values are not repeated).
+        let queue: Vec<(Time, f64)> =
+            pts.iter().filter(|p| p.1 == m(PacingMetric::Queue)).map(|p| (p.0, p.2)).collect();
+        assert_eq!(
+            queue,
+            vec![(20 * MS, 0.0), (21 * MS, 1.0), (21 * MS, 2.0), (21 * MS + iv, 1.0), (21 * MS + 2 * iv, 0.0)]
+        );
+        // The first Goodput Control period (a reset): the goodput (3 packets
+        // acknowledged in 5 s) and no cap.
+        let period: Vec<(Time, u8, f64)> = pts.iter().filter(|p| p.0 == 5 * NS_PER_S).copied().collect();
+        assert_eq!(
+            period,
+            vec![
+                (5 * NS_PER_S, m(PacingMetric::GoodputBps), 3.0 * 1460.0 * 8.0 / 5.0),
+                (5 * NS_PER_S, m(PacingMetric::CapPps), 0.0)
+            ]
+        );
+        assert!(log.flow.iter().all(|&f| f == 0), "labelled by the flow's statistics entry");
     }
 
     #[test]

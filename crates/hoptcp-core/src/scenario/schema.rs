@@ -793,6 +793,10 @@ pub struct StatsSpec {
     /// Confidence level of the intervals (default 0.95).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch_confidence: Option<f64>,
+    /// Time series to record (`"gateway"`: TCP-GAP's per-flow estimate at
+    /// the gateway; `"tcp_ap"`: the same at TCP-AP senders); none by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<crate::stats::series::SeriesKind>,
 }
 
 impl Standard {

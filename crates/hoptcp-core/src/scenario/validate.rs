@@ -99,6 +99,9 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         int_range("stats.batch_packets", k as u64, 1, 1_000_000_000)?;
     }
     resolve_batches(&mut sc.stats)?;
+    // A set of kinds: one canonical order, so equal requests hash alike.
+    sc.stats.series.sort();
+    sc.stats.series.dedup();
     if sc.stats.warmup_s >= sc.duration_s {
         return Err(ScenarioError::value(
             "stats.warmup_s",

@@ -3,9 +3,10 @@
 //! that a silent no-op is never mistaken for a result.
 
 use super::build::FlowPlan;
-use super::schema::{RoutingProtocol, Scenario, TransportKind};
+use super::schema::{RoutingProtocol, Scenario, TcpVariantSpec, TransportKind};
 use crate::net::ldm::LdmEstimate;
 use crate::net::MarkAction;
+use crate::stats::series::SeriesKind;
 
 /// Does anything in the network set CE on ECN-capable packets?
 pub fn has_ecn_marker(sc: &Scenario) -> bool {
@@ -73,6 +74,22 @@ pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
              picks is dropped instead of marked"
                 .to_string()
         });
+    }
+    for kind in &sc.stats.series {
+        let unused = match kind {
+            SeriesKind::Gateway => !sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).is_some_and(|g| g.enabled),
+            SeriesKind::TcpAp => !flows.iter().any(|f| f.tcp.variant == TcpVariantSpec::TcpAp),
+        };
+        if unused {
+            out.push(format!(
+                "stats.series contains \"{}\", but {}: that series is empty in this run",
+                kind.name(),
+                match kind {
+                    SeriesKind::Gateway => "[wired.tcp_gap] is not enabled",
+                    SeriesKind::TcpAp => "no flow runs TCP-AP (tcp.variant = \"tcp_ap\")",
+                }
+            ));
+        }
     }
     out
 }

@@ -31,6 +31,7 @@ use crate::scenario::schema::{AppKind, MacSpec, RoutingProtocol, TcpVariantSpec,
 use crate::scenario::{FlowPlan, Plan};
 use crate::stats::batch_means::BatchMeans;
 use crate::stats::pcap::FlowInfo;
+use crate::stats::series::{LastValues, PacingMetric, SeriesKind, SeriesLog};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
@@ -261,6 +262,18 @@ pub struct Simulation {
     domains: wired::Domains,
     /// Low Delay Marking at the forwarding nodes (`[ip.ldm]`; None: off).
     ldm: Option<ip::LdmRun>,
+    /// `stats.series = ["tcp_ap"]`: TCP-AP senders' estimates (None: off).
+    ap_series: Option<Box<ApSeries>>,
+    /// `stats.series`: the kinds the report carries.
+    series_kinds: Vec<SeriesKind>,
+}
+
+/// The `tcp_ap` time series: points, and per flow its last values and how
+/// many RTT samples its estimator had taken.
+#[derive(Default)]
+pub(crate) struct ApSeries {
+    pub log: SeriesLog,
+    last: Vec<(LastValues, u64)>,
 }
 
 /// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
@@ -371,14 +384,18 @@ impl Simulation {
                         aging: g.aging,
                     }),
                 };
-                Box::new(wired::GapState {
-                    gateway: crate::net::tcp_gap::Gateway::new(cfg),
-                    timer: (0, None),
-                    out: Vec::new(),
-                })
+                let mut gateway = crate::net::tcp_gap::Gateway::new(cfg);
+                if sc.stats.series.contains(&SeriesKind::Gateway) {
+                    gateway.record_series();
+                }
+                Box::new(wired::GapState { gateway, timer: (0, None), out: Vec::new() })
             }),
             wired: plan.wired,
             ldm: sc.ip.ldm.as_ref().filter(|l| l.enabled).map(|l| ip::LdmRun::new(l, &plan.flows, n, seed)),
+            ap_series: sc.stats.series.contains(&SeriesKind::TcpAp).then(|| {
+                Box::new(ApSeries { log: SeriesLog::default(), last: vec![Default::default(); plan.flows.len()] })
+            }),
+            series_kinds: sc.stats.series.clone(),
         };
         if sim.routing.is_aodv() {
             // ns-2 starts each AODV agent's timers at time 0.
@@ -695,6 +712,27 @@ impl Simulation {
         }
     }
 
+    /// The `tcp_ap` series: flow `flow`'s sender after it acted.
+    fn record_ap(&mut self, now: Time, flow: u32) {
+        let Some(ap) = self.flows[flow as usize].tcp.as_ref().and_then(|t| t.sender.pacing()) else { return };
+        let Some(series) = self.ap_series.as_mut() else { return };
+        let (last, seen) = &mut series.last[flow as usize];
+        let est = ap.estimator();
+        let log = &mut series.log;
+        if est.samples() != *seen {
+            *seen = est.samples();
+            log.push(now, flow, PacingMetric::RttWirelessS, est.last_rtt_s());
+            if let Some(fhd) = est.fhd_s() {
+                log.changed(last, now, flow, PacingMetric::FhdS, fhd);
+                log.changed(last, now, flow, PacingMetric::Variation, est.variation());
+            }
+            if let Some(r) = est.rate_pps() {
+                log.changed(last, now, flow, PacingMetric::RatePps, r);
+            }
+        }
+        log.changed(last, now, flow, PacingMetric::Queue, ap.queued() as f64);
+    }
+
     /// Send whatever both TCP ends want to send now and keep their timer
     /// events in step with their deadlines.
     fn pump_tcp(&mut self, now: Time, flow: u32) {
@@ -708,6 +746,9 @@ impl Simulation {
         }
         while let Some(ack) = self.flows[flow as usize].tcp.as_mut().and_then(|t| t.receiver.poll_transmit(now)) {
             self.originate(now, flow, true, ack.ip_bytes(), Ecn::NotEct, Body::Tcp(ack));
+        }
+        if self.ap_series.is_some() {
+            self.record_ap(now, flow);
         }
         let t = self.flows[flow as usize].tcp.as_mut().expect("TCP flow");
         let due = [if t.stopped { None } else { t.sender.next_timer() }, t.receiver.next_timer()];

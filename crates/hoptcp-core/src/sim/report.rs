@@ -13,6 +13,7 @@ use crate::net::tcp_gap::GatewayStats;
 use crate::net::{PacketKind, DROP_CAUSES, N_DROP_CAUSES, PACKET_KINDS};
 use crate::scenario::schema::{AppKind, TransportKind};
 use crate::stats::batch_means::BatchMeansReport;
+use crate::stats::series::{SeriesKind, SeriesLog, SeriesTable};
 use crate::transport::TcpApStats;
 use crate::wired::LinkStats;
 use serde::Serialize;
@@ -51,6 +52,10 @@ pub struct RunReport {
     pub routing: Option<RoutingReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<SeriesReport>,
+    /// With `stats.series`: each kind's points in long format (time, flow
+    /// id, metric, value), recorded whenever a value changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_series: Option<BTreeMap<&'static str, SeriesTable>>,
     /// With `stats.batches`: batch means and confidence intervals of the
     /// aggregate goodput, Jain's index and each flow's goodput.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -399,6 +404,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
             }),
         }),
         series,
+        time_series: time_series(sim),
         batch_means: sim.batch_means.as_ref().map(|bm| {
             let ids: Vec<u32> = sim.flows.iter().map(|f| f.plan.id).collect();
             bm.report(&ids, end)
@@ -406,6 +412,31 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         warnings: sim.warnings.clone(),
         wired: wired_report(sim),
     }
+}
+
+fn time_series(sim: &Simulation) -> Option<BTreeMap<&'static str, SeriesTable>> {
+    let mut out = BTreeMap::new();
+    for &kind in &sim.series_kinds {
+        let table = match kind {
+            SeriesKind::Gateway => match sim.gap.as_ref() {
+                Some(g) => {
+                    let stats = g.gateway.stats();
+                    // Label: the flow's entry in the gateway's statistics;
+                    // its port is the simulator's flow id.
+                    let empty = SeriesLog::default();
+                    let log = g.gateway.series().unwrap_or(&empty);
+                    SeriesTable::from_log(log, |k| stats.flows[k as usize].key.sport as u32)
+                }
+                None => SeriesTable::from_log(&SeriesLog::default(), |k| k),
+            },
+            SeriesKind::TcpAp => match sim.ap_series.as_ref() {
+                Some(a) => SeriesTable::from_log(&a.log, |k| k),
+                None => SeriesTable::from_log(&SeriesLog::default(), |k| k),
+            },
+        };
+        out.insert(kind.name(), table);
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 fn wired_report(sim: &mut Simulation) -> Option<WiredReport> {

@@ -5,3 +5,4 @@
 
 pub mod batch_means;
 pub mod pcap;
+pub mod series;

@@ -28,6 +28,8 @@ JAIN = "fairness_jain"
 GAP = "wired.tcp_gap.enabled"
 ARMS = ("NewReno", "TCP-GAP", "TCP-GAP + Goodput Control")
 ARM_SIDES = {"tcp-gap": ARMS[1], "goodput-control": ARMS[2]}
+#: gap-cross: the same two TCP-GAP arms with TCP-AP's ns-2-code variant
+CODE_SIDES = {"tcp-gap-ns2-code": "TCP-GAP, ns-2 code", "goodput-control-ns2-code": "TCP-GAP + Goodput Control, ns-2 code"}
 
 #: scenarios/gap-cross.toml: ends A1-A4, wired hosts B1-B4; wired ids start at 17.
 CROSS_A = (0, 8, 9, 16)
@@ -139,12 +141,13 @@ def gap_cross_oncoming_first_two(ctx: "Context", runs: "pd.DataFrame", point: Ma
     return _est(first / last if last else math.nan, len(g))
 
 
-def _flow_table(runs: "pd.DataFrame", groups: list[tuple[str, "pd.DataFrame"]]) -> str:
+def _flow_table(runs: "pd.DataFrame", groups: list[tuple[str, "pd.DataFrame"]],
+                arms: tuple[str, ...] = ARMS) -> str:
     n = _n_flows(runs)
     head = "| case | arm | " + " | ".join(f"FTP {i + 1}" for i in range(n)) + " | aggregate | Jain |"
     rows = [head, "|" + "---|" * (n + 4)]
     for label, g in groups:
-        for arm in ARMS:
+        for arm in arms:
             x = g[g["arm"] == arm]
             if x.empty:
                 continue
@@ -154,8 +157,14 @@ def _flow_table(runs: "pd.DataFrame", groups: list[tuple[str, "pd.DataFrame"]]) 
 
 
 def gap_cross_values(ctx: "Context") -> dict[str, Any]:
+    import pandas as pd
+
     runs = gap_cross_runs(ctx)
-    return {"table": _flow_table(runs, [(c, runs[runs["case"] == c]) for c in CROSS_CASES.values()])}
+    code = pd.concat([ctx.side(s).runs.assign(arm=a) for s, a in CODE_SIDES.items()], ignore_index=True)
+    code = code.assign(case=[CROSS_CASES[(int(a), int(b))] for a, b in zip(code["flows.0.src"], code["flows.1.src"])])
+    return {"table": _flow_table(runs, [(c, runs[runs["case"] == c]) for c in CROSS_CASES.values()]),
+            "code_table": _flow_table(code, [(c, code[code["case"] == c]) for c in CROSS_CASES.values()],
+                                      tuple(CODE_SIDES.values()))}
 
 
 def _flow_bars(ax: Any, runs: "pd.DataFrame", n: int) -> None:

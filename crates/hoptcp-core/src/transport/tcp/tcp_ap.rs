@@ -155,6 +155,8 @@ pub struct RateEstimator {
     samples: VecDeque<f64>,
     variation: f64,
     accepted: u64,
+    /// The last RTT sample offered (s), for the time series.
+    last_rtt_s: f64,
 }
 
 impl RateEstimator {
@@ -176,6 +178,7 @@ impl RateEstimator {
             samples: VecDeque::with_capacity(history),
             variation: 0.0,
             accepted: 0,
+            last_rtt_s: 0.0,
         }
     }
 
@@ -191,6 +194,7 @@ impl RateEstimator {
 
     /// One RTT sample (seconds) of the wireless part of an `hops`-hop path.
     pub fn on_rtt(&mut self, rtt_s: f64, hops: u32) {
+        self.last_rtt_s = rtt_s;
         let h = hops.max(1) as f64;
         let mut qdelay = 0.5 * (rtt_s / h - (self.data_tx_s + self.ack_tx_s));
         if let Some(bound) = self.delay_bound_s {
@@ -239,6 +243,11 @@ impl RateEstimator {
     /// cov_RTT (or the mean absolute deviation ratio).
     pub fn variation(&self) -> f64 {
         self.variation
+    }
+
+    /// The last RTT sample offered (s; 0 before any).
+    pub fn last_rtt_s(&self) -> f64 {
+        self.last_rtt_s
     }
 
     /// Samples that changed the estimate.
