@@ -311,8 +311,11 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None) -> None:
                   f"{ci} kb/s[/bold]   Jain {_fmt(jain.get('mean'))}   stopped at {_fmt(bm.get('end_s'))} s")
     if pcap:
         con.print(f"packet trace written to {pcap}")
+    from rich.markup import escape
+
     for w in raw.get("warnings") or []:
-        con.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
+        # Warnings name TOML tables ([ip.ldm]), which rich would take for markup.
+        con.print(f"[bold yellow]warning:[/bold yellow] {escape(w)}", highlight=False)
 
 
 def _print_wired(con: Any, wired: dict[str, Any]) -> None:
