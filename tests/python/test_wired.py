@@ -125,3 +125,6 @@ def test_series_from_the_cli_and_its_plot(real_core, tmp_path, capsys):
     assert len(err) == 1 and "stats.series" in err[0] and "gateway" in err[0]
     assert main(["plot", "-o", str(png)]) == 2
     assert "needs -x and -y" in capsys.readouterr().err
+    # The warning for a series nothing fills names the table in full.
+    assert main(["run", str(EXAMPLES / "chain7-aodv.toml"), "--set", "duration_s=2", "--series", "gateway"]) == 0
+    assert "but [wired.tcp_gap] is not enabled" in " ".join(capsys.readouterr().out.split())
