@@ -193,6 +193,8 @@ class PeerTiming:
     peer_s: list[float]
     hoptcp_goodput_bps: float
     peer_goodput_bps: float
+    #: why the peer's run is not the same work (its goodput is then NaN), else None
+    peer_problem: str | None = None
 
     @property
     def ratios(self) -> list[float]:
@@ -252,8 +254,10 @@ def time_peers(names: Sequence[str] | None = None, repeats: int = 3, progress: A
                 t0 = time.perf_counter()
                 subprocess.run([ns, str(script), str(out)], check=True, cwd=tmp, capture_output=True)
                 p_s.append(time.perf_counter() - t0)
-            rep, _ = trace.read_run(out, exp.meta(), seed)
-        rows.append(PeerTiming(name, what, "ns-2.35", h_s, p_s, h_goodput, float(rep["aggregate_goodput_bps"])))
+            rep, problems = trace.read_run(out, exp.meta(), seed)
+        goodput = float(rep["aggregate_goodput_bps"])
+        problem = (problems[0] if problems else "no goodput") if goodput != goodput else None
+        rows.append(PeerTiming(name, what, "ns-2.35", h_s, p_s, h_goodput, goodput, problem))
     return rows
 
 
@@ -297,5 +301,8 @@ def markdown(rows: list[Timing], sweeps: list[tuple[int, int, float]], base_mb: 
                   "|---|---|---:|---:|---:|---:|---:|---:|"]
         lines += [f"| {p.what} | {p.peer} | {len(p.ratios)} | {p.hoptcp_median_s:.3f} | "
                   f"{p.peer_median_s:.3f} | {p.ratio:.1f}× | {p.hoptcp_goodput_bps / 1e3:.1f} | "
-                  f"{p.peer_goodput_bps / 1e3:.1f} |" for p in peers]
+                  f"{'n/a (not the same work)' if p.peer_problem else f'{p.peer_goodput_bps / 1e3:.1f}'} |"
+                  for p in peers]
+        lines += [f"\n{p.what}: the {p.peer} run is not the same work: {p.peer_problem}." for p in peers
+                  if p.peer_problem]
     return "\n".join(lines) + "\n"

@@ -980,6 +980,9 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, md_
                          ["scenario", "peer", "pairs", "hoptcp s", "peer s", "peer/hoptcp", "hoptcp kb/s", "peer kb/s"],
                          [[p.name, p.peer, len(p.ratios), p.hoptcp_median_s, p.peer_median_s, f"{p.ratio:.1f}x", p.hoptcp_goodput_bps / 1e3,
                            p.peer_goodput_bps / 1e3] for p in peer_rows], right_from=2))
+        for p in peer_rows:
+            if p.peer_problem:
+                con.print(f"{p.name}: the {p.peer} run is not the same work: {p.peer_problem}")
     if md_out:
         Path(md_out).write_text(b.markdown(rows, sweeps, b.baseline_rss_mb(), _bridge.version(), start_up, peer_rows))
         con.print(f"wrote {md_out}")

@@ -29,6 +29,15 @@ def test_markdown_puts_old_event_counts_beside_new_and_goodput_beside_time():
     assert "| 3 | 2.000 | 9.000 | 3.0× | 224.0 | 180.0 |" in peer_row
 
 
+def test_a_peer_run_that_is_not_the_same_work_shows_no_goodput_and_says_why():
+    t = bench.Timing("grid13-udp", "13x13 grid", 169, 12, 300.0, 26_000_000, 5.0, 5.1, 24.0, 5.0)
+    p = bench.PeerTiming("grid13-udp", "13x13 grid", "ns-2.35", [6.0], [4.0], 468_000.0, float("nan"),
+                         "DSDV had not settled before the flows")
+    md = bench.markdown([t], [], 22.0, "0.1.0", None, [p])
+    assert "| 13x13 grid | ns-2.35 | 1 | 6.000 | 4.000 | 0.7× | 468.0 | n/a (not the same work) |" in md
+    assert "13x13 grid: the ns-2.35 run is not the same work: DSDV had not settled before the flows." in md
+
+
 def test_peers_without_ns2_is_one_line_before_anything_is_timed(monkeypatch, capsys):
     monkeypatch.setenv("HOPTCP_NS", "/nonexistent/ns")
     code = main(["bench", "--peers", "--only", "chain7-tcp"])
