@@ -106,3 +106,17 @@ def scenario_file(tmp_path: Path) -> Path:
     p = tmp_path / "chain.toml"
     p.write_text(SCENARIO_TOML)
     return p
+
+
+@pytest.fixture
+def lib(monkeypatch):
+    """A module of reproduction-entry functions the registry finds as if it were in
+    hoptcp.reproduce.lib (tests attach their check, evidence and values functions to it)."""
+    import types
+
+    from hoptcp.reproduce import registry
+
+    mod = types.ModuleType("test_entry_functions")
+    real = registry._lib_modules()
+    monkeypatch.setattr(registry, "_lib_modules", lambda: (*real, mod))
+    return mod

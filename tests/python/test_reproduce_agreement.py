@@ -123,13 +123,3 @@ def test_ns2_agreement_of_a_check_claim_bootstraps_the_check_over_seeds(lib):
     assert ns2_agrees(ctx, claim, {}).shown is False
 
 
-@pytest.fixture
-def lib(monkeypatch):
-    import types
-
-    from hoptcp.reproduce import registry
-
-    mod = types.ModuleType("test_agreement_functions")
-    real = registry._lib_modules()
-    monkeypatch.setattr(registry, "_lib_modules", lambda: (*real, mod))
-    return mod

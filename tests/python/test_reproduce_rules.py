@@ -8,23 +8,13 @@ import pandas as pd
 import pytest
 
 from hoptcp import SpecError
-from hoptcp.reproduce import Rule, parse_entry, registry, reproduce
+from hoptcp.reproduce import Rule, parse_entry, reproduce
 from hoptcp.reproduce.checks import smallest_near_best
 
 CLAIM = {"name": "c", "paper": "printed 1 Mb/s", "value": "aggregate_goodput_bps", "paper_value": 1e6,
          "rule": "within 5% of paper"}
 BASE = {"id": "x", "title": "t", "paper": "p", "scenario": "single_hop.toml", "claims": [CLAIM],
         "sweep": {"seeds": [1, 2, 3], "set": {"duration_s": 1.0}}, "quick": {"seeds": [1, 2], "duration_s": 0.5}}
-
-
-@pytest.fixture
-def lib(monkeypatch):
-    import types
-
-    mod = types.ModuleType("test_rule_functions")
-    real = registry._lib_modules()
-    monkeypatch.setattr(registry, "_lib_modules", lambda: (*real, mod))
-    return mod
 
 
 def test_a_failing_range_reads_as_a_failure():

@@ -1,12 +1,11 @@
 """Verdict rules of the reproduction framework: two-sided tolerances against printed numbers,
 "differs" only with evidence the entry produces (side sweeps), generated values in texts."""
 
-import types
 
 import pytest
 
 from hoptcp import SpecError
-from hoptcp.reproduce import Evidence, claim_on, parse_entry, registry, reproduce
+from hoptcp.reproduce import Evidence, claim_on, parse_entry, reproduce
 from hoptcp.stats import Estimate
 
 CLAIM = {"name": "c", "paper": "printed 1 Mb/s", "value": "aggregate_goodput_bps", "paper_value": 1e6,
@@ -15,15 +14,6 @@ BASE = {"id": "x", "title": "t", "paper": "p", "scenario": "single_hop.toml", "c
         "sweep": {"replications": 2, "set": {"duration_s": 1.0}}}
 SIDE = {"name": "longer", "description": "the same, twice as long", "set": {"duration_s": 2.0},
         "replications": 2, "quick": {"replications": 1}}
-
-
-@pytest.fixture
-def lib(monkeypatch):
-    """A module of entry functions the registry finds as if it were in hoptcp.reproduce.lib."""
-    mod = types.ModuleType("test_entry_functions")
-    real = registry._lib_modules()
-    monkeypatch.setattr(registry, "_lib_modules", lambda: (*real, mod))
-    return mod
 
 
 def claim(**kw):
