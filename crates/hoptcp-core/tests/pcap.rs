@@ -487,7 +487,11 @@ fn per_node_trace_is_that_nodes_interface_alone() {
         run_scenario(&text, &[], &opts).unwrap();
         let flagged = tshark_fields(&end, "tcp.analysis.flags || _ws.expert.severity >= \"Warning\"", "frame.number");
         assert!(tshark_fields(&end, "tcp", "frame.number").len() > 100);
-        assert!(flagged.is_empty(), "TCP analysis notes in node 3's own trace: {:?}", &flagged[..flagged.len().min(10)]);
+        assert!(
+            flagged.is_empty(),
+            "TCP analysis notes in node 3's own trace: {:?}",
+            &flagged[..flagged.len().min(10)]
+        );
         std::fs::remove_file(&end).ok();
     }
     std::fs::remove_file(&all).ok();

@@ -9,9 +9,9 @@
 //! needs from the outside world goes through [`MacEnv`]: the clock, timers,
 //! putting a frame on the air, the interface queue, and the layer above.
 
+use super::adaptive_pacing::PacingWait;
 use super::backoff::{Backoff, SlotCount};
 use super::frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
-use super::adaptive_pacing::PacingWait;
 use super::policy::LinkPolicy;
 use super::timing::Timing;
 use crate::engine::time::{ceil_us, round_us};
@@ -307,7 +307,7 @@ impl Dcf {
     pub fn timer_is_armed(&self, t: MacTimer) -> bool {
         self.timer_armed(t)
     }
-        pub fn is_transmitting(&self, now: Time) -> bool {
+    pub fn is_transmitting(&self, now: Time) -> bool {
         now < self.tx_end
     }
 

@@ -232,7 +232,17 @@ mod tests {
 
     /// A frame between two other nodes starts arriving now and lasts `airtime`.
     fn overheard(d: &mut Dcf, env: &mut Env, airtime: Time, p: &MacParams) {
-        let f = Frame { kind: FrameKind::Data, ta: 5, ra: 6, nav: 0, seq: 9, retry: false, bytes: 1534, airtime, packet: NO_PACKET };
+        let f = Frame {
+            kind: FrameKind::Data,
+            ta: 5,
+            ra: 6,
+            nav: 0,
+            seq: 9,
+            retry: false,
+            bytes: 1534,
+            airtime,
+            packet: NO_PACKET,
+        };
         d.on_rx_start(&f, 1e-6, true, p, env);
     }
 
@@ -273,8 +283,19 @@ mod tests {
         let p = params();
         // A frame two exchanges long occupies the medium from the ACK's end.
         let busy = 2 * crate::mac::adaptive_pacing::exchange_time(
-            &Frame { kind: FrameKind::Data, ta: 0, ra: 1, nav: 0, seq: 1, retry: false, bytes: 1534,
-                     airtime: p.timing.data_airtime(1534), packet: 0 }, &p);
+            &Frame {
+                kind: FrameKind::Data,
+                ta: 0,
+                ra: 1,
+                nav: 0,
+                seq: 1,
+                retry: false,
+                bytes: 1534,
+                airtime: p.timing.data_airtime(1534),
+                packet: 0,
+            },
+            &p,
+        );
         let (ack, t_timer, extra) = next_rts_after_busy(PacingWait::Timer, busy, &p);
         let (ack2, t_frozen, extra2) = next_rts_after_busy(PacingWait::FrozenBackoff, busy, &p);
         assert_eq!((ack, extra), (ack2, extra2));
@@ -313,8 +334,17 @@ mod tests {
         assert!(!d.timer_is_armed(MacTimer::Backoff) && !d.timer_is_armed(MacTimer::Defer));
         // An RTS from node 1 during the wait is answered SIFS after it ends.
         env.now += 100_000;
-        let rts = Frame { kind: FrameKind::Rts, ta: 1, ra: 0, nav: 2_000_000, seq: 0, retry: false, bytes: 20,
-                          airtime: p.rts_time, packet: NO_PACKET };
+        let rts = Frame {
+            kind: FrameKind::Rts,
+            ta: 1,
+            ra: 0,
+            nav: 2_000_000,
+            seq: 0,
+            retry: false,
+            bytes: 20,
+            airtime: p.rts_time,
+            packet: NO_PACKET,
+        };
         d.on_rx_start(&rts, 1e-6, true, &p, &mut env);
         fire(&mut d, &mut env, MacTimer::Recv, &p);
         fire(&mut d, &mut env, MacTimer::Defer, &p);
@@ -343,15 +373,33 @@ mod tests {
         d.send(out(2), &p, &mut env);
         env.now += p.timing.difs;
         let nav = p.duration(3 * p.timing.sifs + p.cts_time + p.timing.data_airtime(1534) + p.ack_time);
-        let rts = Frame { kind: FrameKind::Rts, ta: 1, ra: 0, nav, seq: 0, retry: false, bytes: 20, airtime: p.rts_time,
-                          packet: NO_PACKET };
+        let rts = Frame {
+            kind: FrameKind::Rts,
+            ta: 1,
+            ra: 0,
+            nav,
+            seq: 0,
+            retry: false,
+            bytes: 20,
+            airtime: p.rts_time,
+            packet: NO_PACKET,
+        };
         d.on_rx_start(&rts, 1e-6, true, &p, &mut env);
         fire(&mut d, &mut env, MacTimer::Recv, &p);
         fire(&mut d, &mut env, MacTimer::Defer, &p);
         assert_eq!(env.sent.last().unwrap().kind, FrameKind::Cts);
         env.now += p.cts_time + p.timing.sifs;
-        let data = Frame { kind: FrameKind::Data, ta: 1, ra: 0, nav: 0, seq: 7, retry: false, bytes: 1534,
-                           airtime: p.timing.data_airtime(1534), packet: 9 };
+        let data = Frame {
+            kind: FrameKind::Data,
+            ta: 1,
+            ra: 0,
+            nav: 0,
+            seq: 7,
+            retry: false,
+            bytes: 1534,
+            airtime: p.timing.data_airtime(1534),
+            packet: 9,
+        };
         d.on_rx_start(&data, 1e-6, true, &p, &mut env);
         assert!(pace_at < env.now + data.airtime, "the wait ends during the DATA");
         fire(&mut d, &mut env, MacTimer::Pace, &p);
