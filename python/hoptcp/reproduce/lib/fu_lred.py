@@ -795,17 +795,17 @@ def lred_pacing_values(ctx: "Context") -> dict[str, Any]:
     at W*, and the readings' spread."""
     df = lred_with_scheme(ctx.runs)
     schemes = sorted(x for x in df["scheme"].unique() if x.startswith("pacing ("))
-    rows, best = [], None
+    rows, gains, best = [], [], None
     for sc in schemes:
         g3 = lred_pacing_gain_of(sc, 3)(ctx, ctx.runs, {})
         g1 = lred_pacing_gain_of(sc, 1)(ctx, ctx.runs, {}) if (df[WIN] == 1).any() else _NAN
         r3 = lred_pacing_rtt_ratio_of(sc, 3)(ctx, ctx.runs, {})
         rows.append(f"| {sc} | {g3.mean:+.1f} ± {g3.ci:.1f} | {r3.mean:.3f} | {g1.mean:+.1f} |")
+        gains.append(g3.mean)
         if best is None or g3.mean > best[1].mean:
             best = (sc, g3)
     if best is None:
         raise SpecError("no pacing runs")
-    gains = [float(r.split("|")[2].split("±")[0]) for r in rows]
     return {"pacing_table": "\n".join(["| reading | gain at W* = 3 (%) | RTT ÷ NewReno's at W* | gain at MaxWin 1 (%) |",
                                         "|---|---|---|---|", *rows]),
             "pacing_best": f"{best[0]} ({best[1].mean:+.1f} ± {best[1].ci:.1f}%)",
