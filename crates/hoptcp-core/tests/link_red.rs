@@ -127,9 +127,24 @@ fn disabled_tables_change_nothing() {
     let strip = |r: &RunReport| {
         let mut v = serde_json::to_value(r).unwrap();
         v.as_object_mut().unwrap().remove("wall_time_s");
+        v.as_object_mut().unwrap().remove("warnings");
         v
     };
     assert_eq!(strip(&base), strip(&off));
+    // ... but the keys set under a disabled table are named, not dropped in silence.
+    assert!(base.warnings.is_empty(), "{:?}", base.warnings);
+    assert_eq!(off.warnings.len(), 2, "{:?}", off.warnings);
+    assert!(
+        off.warnings[0].contains("mac.adaptive_pacing.trigger = \"always\"")
+            && off.warnings[0].contains("mac.adaptive_pacing.enabled = false"),
+        "{}",
+        off.warnings[0]
+    );
+    assert!(
+        off.warnings[1].contains("mac.link_red.min_th = 0.3") && off.warnings[1].contains("no effect"),
+        "{}",
+        off.warnings[1]
+    );
     assert!(base.nodes.iter().all(|n| n.link.is_none()));
     // Same canonical scenario, hence the same results-store key.
     let a = scenario::parse(CHAIN7, &[]).unwrap();

@@ -45,6 +45,10 @@ pub struct Scenario {
     /// A wired domain behind an Internet gateway (absent: all wireless).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wired: Option<WiredSpec>,
+    /// Settings resolution dropped because their table is disabled; kept for
+    /// the run's warnings, never part of the canonical form.
+    #[serde(skip)]
+    pub ignored: Vec<String>,
 }
 
 fn d_duration() -> f64 {

@@ -40,6 +40,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     positive("duration_s", sc.duration_s, "simulated seconds")?;
     resolve_topology(&mut sc.topology)?;
     resolve_radio(&mut sc.radio)?;
+    sc.ignored = super::warnings::set_while_disabled(&sc);
     resolve_mac(&mut sc.mac, sc.radio.standard)?;
     int_range("ip.ttl", sc.ip.ttl as u64, 1, 255)?;
     non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;

@@ -7,6 +7,7 @@ use super::schema::{RoutingProtocol, Scenario, TcpVariantSpec, TransportKind};
 use crate::net::ldm::LdmEstimate;
 use crate::net::MarkAction;
 use crate::stats::series::SeriesKind;
+use serde::Serialize;
 
 /// Does anything in the network set CE on ECN-capable packets?
 pub fn has_ecn_marker(sc: &Scenario) -> bool {
@@ -29,11 +30,57 @@ fn initial_ttl(sc: &Scenario) -> u32 {
     }
 }
 
+/// The keys of a mechanism's table that differ from its defaults while the
+/// mechanism itself is off: they would otherwise vanish without a word.
+fn changed_while_off<T: Serialize + Default>(table: &str, spec: Option<&T>, enabled: bool) -> Option<String> {
+    let spec = spec.filter(|_| !enabled)?;
+    let (Ok(serde_json::Value::Object(set)), Ok(serde_json::Value::Object(default))) =
+        (serde_json::to_value(spec), serde_json::to_value(T::default()))
+    else {
+        return None;
+    };
+    let changed: Vec<String> = set
+        .iter()
+        .filter(|(k, v)| k.as_str() != "enabled" && default.get(k.as_str()) != Some(*v))
+        .map(|(k, v)| format!("{table}.{k} = {v}"))
+        .collect();
+    (!changed.is_empty()).then(|| {
+        format!("{} set, but {table}.enabled = false: {} no effect in this run", changed.join(", "), {
+            if changed.len() == 1 {
+                "it has"
+            } else {
+                "they have"
+            }
+        })
+    })
+}
+
+/// Settings of the parsed scenario that resolution will drop because their
+/// table is disabled. Link RED's keys still count when pacing is on with a
+/// trigger that reads its retry average (resolution keeps the table then).
+pub(crate) fn set_while_disabled(sc: &Scenario) -> Vec<String> {
+    let pacing = sc.mac.adaptive_pacing.as_ref();
+    let pacing_on = pacing.is_some_and(|p| p.enabled);
+    let link_red = sc.mac.link_red.as_ref();
+    let red_kept =
+        link_red.is_some_and(|r| r.enabled) || (pacing_on && pacing.is_some_and(|p| p.trigger.uses_retry_average()));
+    let ldm = sc.ip.ldm.as_ref();
+    [
+        changed_while_off("mac.adaptive_pacing", pacing, pacing_on),
+        changed_while_off("mac.link_red", link_red, red_kept),
+        changed_while_off("ip.ldm", ldm, ldm.is_some_and(|l| l.enabled)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// The warnings of a scenario and its planned flows.
 pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
     let ecn_flows: Vec<u32> =
         flows.iter().filter(|f| f.transport == TransportKind::Tcp && f.tcp.ecn).map(|f| f.id).collect();
     let mut out = Vec::new();
+    out.extend(sc.ignored.iter().cloned());
     if !ecn_flows.is_empty() && !has_ecn_marker(sc) {
         out.push(format!(
             "tcp.ecn = true ({} of {} flows), but nothing in the network marks packets: ECN has no effect in this \
