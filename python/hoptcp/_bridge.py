@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .errors import CoreUnavailableError, ScenarioError, SpecError
 
-__all__ = ["CONTRACT", "CoreUnavailableError", "available", "core", "model", "plan_json", "resolve_json", "run_json",
-           "set_core", "use_core", "version"]
+__all__ = ["CONTRACT", "CoreUnavailableError", "available", "core", "model", "plan_json", "resolve_json",
+           "resolve_toml", "run_json", "scenario_keys", "set_core", "use_core", "version"]
 
 Overrides = Sequence[tuple[str, str]]
 
@@ -160,6 +160,27 @@ def plan_json(toml_text: str, overrides: Overrides = (), seed: int | None = None
         return c.plan(toml_text, _pairs(overrides), seed)
     except c.ScenarioError as exc:
         raise ScenarioError(str(exc)) from None
+
+
+def resolve_toml(toml_text: str, overrides: Overrides = ()) -> str:
+    """The resolved scenario as TOML text (every filled default written out)."""
+    c = _needs("resolve_toml")
+    try:
+        return str(c.resolve_toml(toml_text, _pairs(overrides)))
+    except c.ScenarioError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def scenario_keys() -> dict[str, Any]:
+    """The core's declaration of every scenario key: ``{"tables": [[name, doc], ...], "keys": [...]}``."""
+    return dict(json.loads(_needs("scenario_keys").scenario_keys()))
+
+
+def _needs(name: str) -> Any:
+    c = core()
+    if not hasattr(c, name):
+        raise CoreUnavailableError(f"hoptcp._core lacks {name}(); rebuild it from this source tree (`pip install .`)")
+    return c
 
 
 def model(name: str, params: dict[str, Any]) -> dict[str, Any]:

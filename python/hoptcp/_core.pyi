@@ -29,3 +29,12 @@ def run(
 
 def model(name: str, params_json: str) -> str:
     """Evaluate an analytic model with JSON parameters; returns JSON; ValueError."""
+
+def plan(scenario_toml: str, overrides: Sequence[tuple[str, str]], seed: int | None = None) -> str:
+    """The network a run would build (positions, links, flows with routes) as JSON; raises ScenarioError."""
+
+def resolve_toml(scenario_toml: str, overrides: Sequence[tuple[str, str]]) -> str:
+    """The resolved scenario as TOML (what `hoptcp scenario show` prints); raises ScenarioError."""
+
+def scenario_keys() -> str:
+    """Every declared scenario key and table as JSON: {"tables": [[name, doc], ...], "keys": [...]}."""

@@ -113,6 +113,7 @@ def cli() -> None:
 
     \b
     hoptcp run examples/chain7.toml --set tcp.max_window=3 --seed 4
+    hoptcp scenario show examples/chain7.toml
     hoptcp sweep experiments/window.toml -j 8
     hoptcp results show --sweep window
     hoptcp reproduce --list
@@ -489,6 +490,59 @@ def _print_summary(df: Any, metrics: Sequence[str] | None = None, console: Any =
     if notes:
         t.caption = "; ".join(notes)
     con.print(t)
+
+
+# --- scenario -------------------------------------------------------------------------
+
+@cli.group("scenario")
+def scenario_group() -> None:
+    """Show a scenario as it will run, and the keys a scenario file takes."""
+
+
+@scenario_group.command("show")
+@click.argument("file", metavar="SCENARIO.toml")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario key (repeatable), e.g. --set tcp.max_window=3.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of TOML.")
+def scenario_show(file: str, sets: tuple[str, ...], as_json: bool) -> None:
+    """Print the resolved scenario: every default filled in, overrides applied.
+
+    The TOML printed loads back to the same scenario; keys left unset on purpose
+    follow as comments saying what their absence means.
+    """
+    from .scenario import Scenario
+    from .scenario_reference import show_json, show_toml
+
+    sc = Scenario.load(file).with_raw(_parse_sets(sets))
+    click.echo(show_json(sc) if as_json else show_toml(sc), nl=as_json)
+
+
+@scenario_group.command("reference")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the reference to FILE (default: print it).")
+@click.option("--check", is_flag=True,
+              help="With -o: write nothing; fail if FILE differs from what would be written.")
+def scenario_reference(output: str | None, check: bool) -> None:
+    """The reference of every scenario key (type, default, allowed, unit, meaning),
+    generated from the core's declarations (docs/scenario-reference.md)."""
+    from . import _bridge
+    from .scenario_reference import COMMAND, reference_markdown
+
+    text = reference_markdown()
+    if output is None:
+        if check:
+            raise SpecError("--check compares with a file: give it with -o FILE")
+        click.echo(text, nl=False)
+        return
+    path = Path(output)
+    if check:
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current != text:
+            state = "is missing" if current is None else "is out of date"
+            raise SpecError(f"{output} {state}: regenerate it with `{COMMAND}`")
+        return
+    _bridge.check_output_file(output, "reference")
+    path.write_text(text, encoding="utf-8")
 
 
 # --- results --------------------------------------------------------------------------

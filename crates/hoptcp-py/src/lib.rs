@@ -38,6 +38,24 @@ fn resolve(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>
     .map_err(scenario_err)
 }
 
+/// The resolved scenario as TOML: every value resolution fills written out
+/// (what `hoptcp scenario show` prints; it loads back to the same scenario).
+#[pyfunction]
+fn resolve_toml(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
+    let text = scenario_toml.to_owned();
+    let sc = py.detach(move || hoptcp_core::scenario::load(&text, &overrides)).map_err(scenario_err)?.scenario;
+    toml::to_string(&sc).map_err(|e| PyValueError::new_err(format!("the resolved scenario has no TOML form: {e}")))
+}
+
+/// Every scenario key as declared in the core (`scenario/keys.rs`), and the
+/// tables they sit in, as JSON: `{"tables": [[name, doc], ...], "keys": [...]}`.
+#[pyfunction]
+fn scenario_keys() -> String {
+    use hoptcp_core::scenario::keys;
+    let keys: Vec<keys::DeclText> = keys::declarations().iter().map(keys::Decl::text).collect();
+    serde_json::json!({ "tables": keys::TABLES, "keys": keys }).to_string()
+}
+
 /// The network a run would build, as JSON: resolved scenario, node
 /// positions, links, and every flow with its route (see `Plan::to_json`).
 #[pyfunction]
@@ -129,6 +147,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_keys, m)?)?;
     m.add_function(wrap_pyfunction!(model, m)?)?;
     Ok(())
 }

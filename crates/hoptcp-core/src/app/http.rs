@@ -27,9 +27,15 @@ pub struct HttpParams {
 }
 
 impl HttpParams {
-    /// The paper's page sizes (Pareto, β = 1.5, mean 30 000 B).
+    /// The paper's page sizes (Pareto, β = 1.5, mean 30 000 B): the scenario's defaults.
     pub fn paper(mean_think_s: f64, payload_bytes: u32) -> Self {
-        HttpParams { mean_page_bytes: 30_000.0, page_shape: 1.5, mean_think_s, payload_bytes }
+        use crate::scenario::keys::{FLOW_MEAN_PAGE_BYTES, FLOW_PAGE_SHAPE};
+        HttpParams {
+            mean_page_bytes: FLOW_MEAN_PAGE_BYTES.num(),
+            page_shape: FLOW_PAGE_SHAPE.num(),
+            mean_think_s,
+            payload_bytes,
+        }
     }
 
     /// Pareto scale (minimum page size): mean·(β − 1)/β.

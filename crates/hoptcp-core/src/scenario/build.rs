@@ -3,6 +3,7 @@
 //! (node ids in range, connectivity, explicit routes) live here.
 
 use super::error::ScenarioError;
+use super::keys as k;
 use super::schema::*;
 use crate::app::http::HttpParams;
 use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
@@ -104,7 +105,9 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let channel = Channel::build(positions, model, sc.radio.tx_range_m, sc.radio.cs_range_m);
     let n = channel.len() as u32;
     let comp = channel.components();
-    if sc.topology.kind == TopologyKind::Random && sc.topology.require_connected.unwrap_or(true) {
+    if sc.topology.kind == TopologyKind::Random
+        && sc.topology.require_connected.unwrap_or(k::TOPOLOGY_REQUIRE_CONNECTED.flag())
+    {
         let k = comp.iter().copied().max().map_or(0, |m| m + 1);
         if k > 1 {
             return Err(ScenarioError::new(
@@ -189,13 +192,13 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
                 )
             })?,
         };
-        for _ in 0..f.count.unwrap_or(1) {
+        for _ in 0..f.count.unwrap_or(k::FLOW_COUNT.int() as u32) {
             flows.push(plan_flow(flows.len() as u32, f, path.clone(), &sc.tcp, end));
         }
     }
     if let Some(rf) = &sc.random_flows {
         let mut rng = RngStream::new(rf.flow_seed.unwrap_or(sc.seed), 0, StreamPurpose::FlowSelection);
-        let min_hops = rf.min_hops.unwrap_or(1);
+        let min_hops = rf.min_hops.unwrap_or(k::RF_MIN_HOPS.int() as u32);
         let max_hops = rf.max_hops.unwrap_or(u32::MAX);
         for _ in 0..rf.count {
             // Source uniform over nodes; destination uniform over the nodes
@@ -290,15 +293,15 @@ fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end:
         } else {
             0
         }),
-        jitter: f.jitter.unwrap_or(0.0),
+        jitter: f.jitter.unwrap_or(k::FLOW_JITTER.num()),
         start: from_secs(f.start_s),
         stop: f.stop_s.map(from_secs).unwrap_or(end).min(end),
         pauses: f.pauses.iter().flatten().map(|&[a, b]| (from_secs(a), from_secs(b))).collect(),
         path,
         http: (f.app == Some(AppKind::Http)).then(|| HttpParams {
-            mean_page_bytes: f.mean_page_bytes.unwrap_or(30_000.0),
-            page_shape: f.page_shape.unwrap_or(1.5),
-            mean_think_s: f.mean_think_s.unwrap_or(1.0),
+            mean_page_bytes: f.mean_page_bytes.unwrap_or(k::FLOW_MEAN_PAGE_BYTES.num()),
+            page_shape: f.page_shape.unwrap_or(k::FLOW_PAGE_SHAPE.num()),
+            mean_think_s: f.mean_think_s.unwrap_or(k::FLOW_MEAN_THINK_S.num()),
             payload_bytes: tcp.payload_bytes,
         }),
         tcp,

@@ -11,6 +11,7 @@
 
 pub mod build;
 pub mod error;
+pub mod keys;
 pub mod overrides;
 pub mod schema;
 pub mod validate;

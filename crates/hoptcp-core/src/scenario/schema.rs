@@ -3,6 +3,7 @@
 //! `validate.rs` checks values and cross-field rules; `resolve` fills every
 //! default so the canonical form (and its hash) says exactly what ran.
 
+use super::keys as k;
 use crate::engine::time::from_secs;
 use crate::engine::Time;
 use crate::mac::{FrameFormat, PacingExtra, PacingTrigger, PacingWait, SlotCount, Standard};
@@ -52,10 +53,10 @@ pub struct Scenario {
 }
 
 fn d_duration() -> f64 {
-    300.0
+    k::DURATION_S.num()
 }
 fn d_seed() -> u64 {
-    1
+    k::SEED.int()
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -151,16 +152,16 @@ pub struct RadioSpec {
 impl Default for RadioSpec {
     fn default() -> Self {
         RadioSpec {
-            tx_range_m: 250.0,
-            cs_range_m: 550.0,
-            capture_db: 10.0,
-            standard: Standard::Dsss,
+            tx_range_m: k::RADIO_TX_RANGE_M.num(),
+            cs_range_m: k::RADIO_CS_RANGE_M.num(),
+            capture_db: k::RADIO_CAPTURE_DB.num(),
+            standard: k::RADIO_STANDARD.word(),
             data_rate_mbps: None,
             basic_rate_mbps: None,
-            tx_power_w: 0.281_838_15,
-            frequency_hz: 914e6,
-            antenna_height_m: 1.5,
-            system_loss: 1.0,
+            tx_power_w: k::RADIO_TX_POWER_W.num(),
+            frequency_hz: k::RADIO_FREQUENCY_HZ.num(),
+            antenna_height_m: k::RADIO_ANTENNA_HEIGHT_M.num(),
+            system_loss: k::RADIO_SYSTEM_LOSS.num(),
         }
     }
 }
@@ -221,12 +222,19 @@ impl Default for LinkRedSpec {
         // From `lred-calibration` (3 chains x 60 settings, RFC 3168 marking):
         // every setting that acts costs goodput, and the criterion picks the
         // least active corner of the grid.
-        LinkRedSpec { enabled: false, min_th: 1.0, max_th: 1.5, max_p: 0.02, weight: 0.125, action: MarkAction::Mark }
+        LinkRedSpec {
+            enabled: k::LINK_RED_ENABLED.flag(),
+            min_th: k::LINK_RED_MIN_TH.num(),
+            max_th: k::LINK_RED_MAX_TH.num(),
+            max_p: k::LINK_RED_MAX_P.num(),
+            weight: k::LINK_RED_WEIGHT.num(),
+            action: k::LINK_RED_ACTION.word(),
+        }
     }
 }
 
 /// `[mac.adaptive_pacing]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AdaptivePacingSpec {
     pub enabled: bool,
@@ -241,17 +249,28 @@ pub struct AdaptivePacingSpec {
     pub extra: PacingExtra,
 }
 
+impl Default for AdaptivePacingSpec {
+    fn default() -> Self {
+        AdaptivePacingSpec {
+            enabled: k::PACING_ENABLED.flag(),
+            trigger: k::PACING_TRIGGER.word(),
+            wait: k::PACING_WAIT.word(),
+            extra: k::PACING_EXTRA.word(),
+        }
+    }
+}
+
 impl Default for MacSpec {
     fn default() -> Self {
         MacSpec {
-            rts_threshold_bytes: 0,
-            short_retry_limit: 7,
-            long_retry_limit: 4,
-            queue_limit: 50,
+            rts_threshold_bytes: k::MAC_RTS_THRESHOLD_BYTES.int() as u32,
+            short_retry_limit: k::MAC_SHORT_RETRY_LIMIT.int() as u32,
+            long_retry_limit: k::MAC_LONG_RETRY_LIMIT.int() as u32,
+            queue_limit: k::MAC_QUEUE_LIMIT.int() as u32,
             cw_min: None,
             cw_max: None,
-            frame_format: FrameFormat::Ns2,
-            backoff_slots: SlotCount::Exact,
+            frame_format: k::MAC_FRAME_FORMAT.word(),
+            backoff_slots: k::MAC_BACKOFF_SLOTS.word(),
             link_red: None,
             adaptive_pacing: None,
         }
@@ -273,7 +292,7 @@ pub struct IpSpec {
 
 impl Default for IpSpec {
     fn default() -> Self {
-        IpSpec { ttl: 64, ll_delay_us: 25.0, ldm: None }
+        IpSpec { ttl: k::IP_TTL.int() as u32, ll_delay_us: k::IP_LL_DELAY_US.num(), ldm: None }
     }
 }
 
@@ -313,8 +332,8 @@ impl Default for LdmSpec {
     fn default() -> Self {
         let p = LdmParams::default();
         LdmSpec {
-            enabled: false,
-            estimate: LdmEstimate::Estimated,
+            enabled: k::LDM_ENABLED.flag(),
+            estimate: k::LDM_ESTIMATE.word(),
             k: p.k,
             hops_per_window: p.hops_per_window,
             min_window: p.min_window,
@@ -323,7 +342,7 @@ impl Default for LdmSpec {
             flow_bits: p.flow_bits,
             clear_period_s: crate::engine::time::to_secs(p.clear_period),
             initial_ttls: p.initial_ttls.iter().map(|&t| t.into()).collect(),
-            action: MarkAction::Mark,
+            action: k::LDM_ACTION.word(),
         }
     }
 }
@@ -418,24 +437,24 @@ pub struct AodvSpec {
 impl Default for AodvSpec {
     fn default() -> Self {
         AodvSpec {
-            ttl_start: 5,
-            ttl_increment: 2,
-            ttl_threshold: 7,
-            network_diameter: 30,
-            rreq_retries: 3,
-            max_rreq_timeout_s: 10.0,
-            node_traversal_time_s: 0.03,
-            active_route_timeout_s: 10.0,
-            my_route_timeout_s: 10.0,
-            reverse_route_life_s: 6.0,
-            bcast_id_save_s: 6.0,
-            buffer_packets: 64,
-            buffer_timeout_s: 30.0,
-            broadcast_jitter_s: 0.01,
-            arp_delay_s: 0.01,
-            purge_interval_s: 0.5,
-            local_repair: true,
-            first_rreq_network_wide: true,
+            ttl_start: k::AODV_TTL_START.int() as u32,
+            ttl_increment: k::AODV_TTL_INCREMENT.int() as u32,
+            ttl_threshold: k::AODV_TTL_THRESHOLD.int() as u32,
+            network_diameter: k::AODV_NETWORK_DIAMETER.int() as u32,
+            rreq_retries: k::AODV_RREQ_RETRIES.int() as u32,
+            max_rreq_timeout_s: k::AODV_MAX_RREQ_TIMEOUT_S.num(),
+            node_traversal_time_s: k::AODV_NODE_TRAVERSAL_TIME_S.num(),
+            active_route_timeout_s: k::AODV_ACTIVE_ROUTE_TIMEOUT_S.num(),
+            my_route_timeout_s: k::AODV_MY_ROUTE_TIMEOUT_S.num(),
+            reverse_route_life_s: k::AODV_REVERSE_ROUTE_LIFE_S.num(),
+            bcast_id_save_s: k::AODV_BCAST_ID_SAVE_S.num(),
+            buffer_packets: k::AODV_BUFFER_PACKETS.int() as u32,
+            buffer_timeout_s: k::AODV_BUFFER_TIMEOUT_S.num(),
+            broadcast_jitter_s: k::AODV_BROADCAST_JITTER_S.num(),
+            arp_delay_s: k::AODV_ARP_DELAY_S.num(),
+            purge_interval_s: k::AODV_PURGE_INTERVAL_S.num(),
+            local_repair: k::AODV_LOCAL_REPAIR.flag(),
+            first_rreq_network_wide: k::AODV_FIRST_RREQ_NETWORK_WIDE.flag(),
         }
     }
 }
@@ -619,17 +638,17 @@ pub struct TcpSpec {
 impl Default for TcpSpec {
     fn default() -> Self {
         TcpSpec {
-            variant: TcpVariantSpec::Newreno,
-            payload_bytes: 1460,
-            max_window: 20,
-            ecn: false,
-            delayed_ack: false,
-            min_rto_s: 0.2,
-            initial_window: 2,
-            initial_ssthresh: 20,
-            vegas_alpha: 1.0,
-            vegas_beta: 3.0,
-            vegas_gamma: 1.0,
+            variant: k::TCP_VARIANT.word(),
+            payload_bytes: k::TCP_PAYLOAD_BYTES.int() as u32,
+            max_window: k::TCP_MAX_WINDOW.int() as u32,
+            ecn: k::TCP_ECN.flag(),
+            delayed_ack: k::TCP_DELAYED_ACK.flag(),
+            min_rto_s: k::TCP_MIN_RTO_S.num(),
+            initial_window: k::TCP_INITIAL_WINDOW.int() as u32,
+            initial_ssthresh: k::TCP_INITIAL_SSTHRESH.int() as u32,
+            vegas_alpha: k::TCP_VEGAS_ALPHA.num(),
+            vegas_beta: k::TCP_VEGAS_BETA.num(),
+            vegas_gamma: k::TCP_VEGAS_GAMMA.num(),
             ap: None,
         }
     }
@@ -885,13 +904,13 @@ pub struct TcpGapSpec {
 impl Default for TcpGapSpec {
     fn default() -> Self {
         TcpGapSpec {
-            enabled: true,
-            goodput_control: true,
-            threshold: 1.1,
-            period_s: 5.0,
-            aging: 1.1,
-            buffer_packets: 200 * 64,
-            flow_timeout_s: 120.0,
+            enabled: k::GAP_ENABLED.flag(),
+            goodput_control: k::GAP_GOODPUT_CONTROL.flag(),
+            threshold: k::GAP_THRESHOLD.num(),
+            period_s: k::GAP_PERIOD_S.num(),
+            aging: k::GAP_AGING.num(),
+            buffer_packets: k::GAP_BUFFER_PACKETS.int() as u32,
+            flow_timeout_s: k::GAP_FLOW_TIMEOUT_S.num(),
         }
     }
 }

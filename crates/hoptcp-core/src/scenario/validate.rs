@@ -2,6 +2,7 @@
 //! resolved scenario states exactly what will run.
 
 use super::error::ScenarioError;
+use super::keys as k;
 use super::schema::*;
 use crate::mac::Standard;
 
@@ -42,7 +43,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     resolve_radio(&mut sc.radio)?;
     sc.ignored = super::warnings::set_while_disabled(&sc);
     resolve_mac(&mut sc.mac, sc.radio.standard)?;
-    int_range("ip.ttl", sc.ip.ttl as u64, 1, 255)?;
+    k::IP_TTL.check_int("ip.ttl", sc.ip.ttl as u64)?;
     non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;
     resolve_ldm(&mut sc.ip)?;
     resolve_routing(&mut sc.routing)?;
@@ -65,7 +66,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         }
     }
     if let Some(rf) = sc.random_flows.as_mut() {
-        int_range("random_flows.count", rf.count as u64, 1, 1_000_000)?;
+        k::RF_COUNT.check_int("random_flows.count", rf.count as u64)?;
         let mut as_flow = rf.flow(0, 1);
         resolve_flow("random_flows", &mut as_flow, sc.duration_s)?;
         rf.app = as_flow.app;
@@ -74,8 +75,8 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
         rf.mean_page_bytes = as_flow.mean_page_bytes;
         rf.page_shape = as_flow.page_shape;
         rf.mean_think_s = as_flow.mean_think_s;
-        let min_hops = *rf.min_hops.get_or_insert(1);
-        int_range("random_flows.min_hops", min_hops as u64, 1, 1_000_000)?;
+        let min_hops = *rf.min_hops.get_or_insert(k::RF_MIN_HOPS.int() as u32);
+        k::RF_MIN_HOPS.check_int("random_flows.min_hops", min_hops as u64)?;
         if let Some(mx) = rf.max_hops {
             if mx < min_hops {
                 return Err(ScenarioError::value(
@@ -97,7 +98,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     }
     non_negative("stats.warmup_s", sc.stats.warmup_s, "seconds")?;
     if let Some(k) = sc.stats.batch_packets {
-        int_range("stats.batch_packets", k as u64, 1, 1_000_000_000)?;
+        k::STATS_BATCH_PACKETS.check_int("stats.batch_packets", k as u64)?;
     }
     resolve_batches(&mut sc.stats)?;
     // A set of kinds: one canonical order, so equal requests hash alike.
@@ -135,10 +136,10 @@ fn resolve_batches(s: &mut StatsSpec) -> R<()> {
             "`stats.batches` needs `stats.batch_packets` (the delivered packets per batch)",
         ));
     }
-    let d = *s.batch_discard.get_or_insert(1);
-    int_range("stats.batch_discard", d as u64, 0, 1_000_000)?;
+    let d = *s.batch_discard.get_or_insert(k::STATS_BATCH_DISCARD.int() as u32);
+    k::STATS_BATCH_DISCARD.check_int("stats.batch_discard", d as u64)?;
     int_range("stats.batches", n as u64, d as u64 + 1, 1_000_000)?;
-    let c = *s.batch_confidence.get_or_insert(0.95);
+    let c = *s.batch_confidence.get_or_insert(k::STATS_BATCH_CONFIDENCE.num());
     if !(c.is_finite() && c > 0.0 && c < 1.0) {
         return Err(ScenarioError::value("stats.batch_confidence", c, "must be in (0, 1), e.g. 0.95"));
     }
@@ -186,21 +187,21 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
     }
     // Fills the default spacing and returns it.
     let spacing = |t: &mut TopologySpec| -> R<f64> {
-        let s = *t.spacing_m.get_or_insert(crate::topology::DEFAULT_SPACING_M);
+        let s = *t.spacing_m.get_or_insert(k::TOPOLOGY_SPACING_M.num());
         positive("topology.spacing_m", s, "metres")?;
         Ok(s)
     };
     const MAX_NODES: u64 = 1_000_000;
     match t.kind {
         TopologyKind::Chain => {
-            int_range("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64, 1, MAX_NODES)?;
+            k::TOPOLOGY_HOPS.check_int("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64)?;
             spacing(t)?;
         }
         TopologyKind::Grid => {
             let r = require("topology.rows", t.rows, &kind_name)? as u64;
             let c = require("topology.cols", t.cols, &kind_name)? as u64;
-            int_range("topology.rows", r, 1, MAX_NODES)?;
-            int_range("topology.cols", c, 1, MAX_NODES)?;
+            k::TOPOLOGY_ROWS.check_int("topology.rows", r)?;
+            k::TOPOLOGY_COLS.check_int("topology.cols", c)?;
             if r * c < 2 || r * c > MAX_NODES {
                 return Err(ScenarioError::value(
                     "topology.rows",
@@ -223,23 +224,25 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
             spacing(t)?;
         }
         TopologyKind::ParallelChains => {
-            int_range("topology.chains", require("topology.chains", t.chains, &kind_name)? as u64, 1, MAX_NODES)?;
-            int_range("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64, 1, MAX_NODES)?;
+            k::TOPOLOGY_CHAINS
+                .check_int("topology.chains", require("topology.chains", t.chains, &kind_name)? as u64)?;
+            k::TOPOLOGY_HOPS.check_int("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64)?;
             let s = spacing(t)?;
             let gap = *t.chain_gap_m.get_or_insert(s);
             positive("topology.chain_gap_m", gap, "metres")?;
             // topology.gateway stays unset unless given: scenarios without it keep their hash.
         }
         TopologyKind::Star => {
-            int_range("topology.leaves", require("topology.leaves", t.leaves, &kind_name)? as u64, 1, MAX_NODES)?;
-            let r = *t.radius_m.get_or_insert(crate::topology::DEFAULT_SPACING_M);
+            k::TOPOLOGY_LEAVES
+                .check_int("topology.leaves", require("topology.leaves", t.leaves, &kind_name)? as u64)?;
+            let r = *t.radius_m.get_or_insert(k::TOPOLOGY_RADIUS_M.num());
             positive("topology.radius_m", r, "metres")?;
         }
         TopologyKind::Random => {
-            int_range("topology.nodes", require("topology.nodes", t.nodes, &kind_name)? as u64, 2, MAX_NODES)?;
+            k::TOPOLOGY_NODES.check_int("topology.nodes", require("topology.nodes", t.nodes, &kind_name)? as u64)?;
             positive("topology.width_m", require("topology.width_m", t.width_m, &kind_name)?, "metres")?;
             positive("topology.height_m", require("topology.height_m", t.height_m, &kind_name)?, "metres")?;
-            t.require_connected.get_or_insert(true);
+            t.require_connected.get_or_insert(k::TOPOLOGY_REQUIRE_CONNECTED.flag());
         }
         TopologyKind::Explicit => {
             let pos = t.positions.as_ref().ok_or_else(|| {
@@ -299,8 +302,8 @@ fn resolve_radio(r: &mut RadioSpec) -> R<()> {
 }
 
 fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
-    int_range("mac.short_retry_limit", m.short_retry_limit as u64, 1, 255)?;
-    int_range("mac.long_retry_limit", m.long_retry_limit as u64, 1, 255)?;
+    k::MAC_SHORT_RETRY_LIMIT.check_int("mac.short_retry_limit", m.short_retry_limit as u64)?;
+    k::MAC_LONG_RETRY_LIMIT.check_int("mac.long_retry_limit", m.long_retry_limit as u64)?;
     if m.queue_limit < 2 {
         return Err(ScenarioError::value(
             "mac.queue_limit",
@@ -308,15 +311,15 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
             "must be at least 2 (ns-2 semantics: queue_limit - 1 packets wait and the MAC holds one more; 1 would refuse every packet)",
         ));
     }
-    int_range("mac.queue_limit", m.queue_limit as u64, 2, 10_000_000)?;
+    k::MAC_QUEUE_LIMIT.check_int("mac.queue_limit", m.queue_limit as u64)?;
     let (lo, hi) = std.cw_bounds();
     let cw_min = *m.cw_min.get_or_insert(lo);
     let cw_max = *m.cw_max.get_or_insert(hi);
-    int_range("mac.cw_min", cw_min as u64, 1, 1_000_000)?;
+    k::MAC_CW_MIN.check_int("mac.cw_min", cw_min as u64)?;
     if cw_max < cw_min {
         return Err(ScenarioError::value("mac.cw_max", cw_max, format!("must be at least mac.cw_min = {cw_min}")));
     }
-    int_range("mac.cw_max", cw_max as u64, 1, 1_000_000)?;
+    k::MAC_CW_MAX.check_int("mac.cw_max", cw_max as u64)?;
     resolve_link_layer(m)
 }
 
@@ -362,7 +365,7 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
     // Default: as many wired nodes as the links name (1 without links).
     let named = w.links.iter().flatten().flat_map(|l| [l.a, l.b]).filter(|&v| v >= n_wireless).max();
     let nodes = *w.nodes.get_or_insert(named.map_or(1, |m| m - n_wireless + 1));
-    int_range("wired.nodes", nodes as u64, 1, 100_000)?;
+    k::WIRED_NODES.check_int("wired.nodes", nodes as u64)?;
     let gateway = match (w.gateway, topo.kind) {
         (Some(g), _) => g,
         (None, TopologyKind::Chain) => require("topology.hops", topo.hops, "chain")?,
@@ -382,12 +385,12 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
         ));
     }
     w.gateway = Some(gateway);
-    let bw = *w.bandwidth_mbps.get_or_insert(10.0);
+    let bw = *w.bandwidth_mbps.get_or_insert(k::WIRED_BANDWIDTH_MBPS.num());
     positive("wired.bandwidth_mbps", bw, "Mb/s")?;
-    let delay = *w.delay_ms.get_or_insert(40.0);
+    let delay = *w.delay_ms.get_or_insert(k::WIRED_DELAY_MS.num());
     non_negative("wired.delay_ms", delay, "milliseconds")?;
-    let limit = *w.queue_limit.get_or_insert(50);
-    int_range("wired.queue_limit", limit as u64, 2, 1_000_000)?;
+    let limit = *w.queue_limit.get_or_insert(k::WIRED_QUEUE_LIMIT.int() as u32);
+    k::WIRED_QUEUE_LIMIT.check_int("wired.queue_limit", limit as u64)?;
     let first = n_wireless;
     let links = w.links.get_or_insert_with(|| {
         (0..nodes)
@@ -431,7 +434,7 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
         let d = *l.delay_ms.get_or_insert(delay);
         non_negative(&format!("{key}.delay_ms"), d, "milliseconds")?;
         let q = *l.queue_limit.get_or_insert(limit);
-        int_range(&format!("{key}.queue_limit"), q as u64, 2, 1_000_000)?;
+        k::WIRED_LINK_QUEUE_LIMIT.check_int(&format!("{key}.queue_limit"), q as u64)?;
     }
     let net = crate::wired::WiredNet::new(first, nodes, gateway, &wired_links(links));
     if let Some(&v) = net.unreachable().first() {
@@ -447,7 +450,7 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
         if !(g.aging.is_finite() && g.aging >= 1.0) {
             return Err(ScenarioError::value("wired.tcp_gap.aging", g.aging, "must be a number >= 1 (1 = no aging)"));
         }
-        int_range("wired.tcp_gap.buffer_packets", g.buffer_packets as u64, 1, 100_000_000)?;
+        k::GAP_BUFFER_PACKETS.check_int("wired.tcp_gap.buffer_packets", g.buffer_packets as u64)?;
         positive("wired.tcp_gap.flow_timeout_s", g.flow_timeout_s, "seconds")?;
     }
     Ok(())
@@ -464,7 +467,7 @@ fn resolve_ldm(ip: &mut IpSpec) -> R<()> {
     if let Some(w) = l.target_window {
         positive("ip.ldm.target_window", w, "packets")?;
     }
-    int_range("ip.ldm.flow_bits", l.flow_bits as u64, 1, 65_536)?;
+    k::LDM_FLOW_BITS.check_int("ip.ldm.flow_bits", l.flow_bits as u64)?;
     positive("ip.ldm.clear_period_s", l.clear_period_s, "seconds")?;
     if l.clear_period_s * 1e9 < l.flow_bits as f64 {
         return Err(ScenarioError::value(
@@ -497,9 +500,9 @@ pub(crate) fn wired_links(links: &[WiredLinkSpec]) -> Vec<(u32, u32, crate::wire
                 l.a,
                 l.b,
                 crate::wired::LinkParams {
-                    bandwidth_bps: l.bandwidth_mbps.unwrap_or(10.0) * 1e6,
-                    delay: (l.delay_ms.unwrap_or(40.0) * 1e6).round() as crate::engine::Time,
-                    queue_limit: l.queue_limit.unwrap_or(50),
+                    bandwidth_bps: l.bandwidth_mbps.unwrap_or(k::WIRED_BANDWIDTH_MBPS.num()) * 1e6,
+                    delay: (l.delay_ms.unwrap_or(k::WIRED_DELAY_MS.num()) * 1e6).round() as crate::engine::Time,
+                    queue_limit: l.queue_limit.unwrap_or(k::WIRED_QUEUE_LIMIT.int() as u32),
                 },
             )
         })
@@ -518,9 +521,9 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
         }
         RoutingProtocol::Aodv => {
             let a = r.aodv.get_or_insert_with(AodvSpec::default);
-            int_range("routing.aodv.ttl_start", a.ttl_start as u64, 1, 255)?;
-            int_range("routing.aodv.ttl_increment", a.ttl_increment as u64, 1, 255)?;
-            int_range("routing.aodv.ttl_threshold", a.ttl_threshold as u64, 1, 255)?;
+            k::AODV_TTL_START.check_int("routing.aodv.ttl_start", a.ttl_start as u64)?;
+            k::AODV_TTL_INCREMENT.check_int("routing.aodv.ttl_increment", a.ttl_increment as u64)?;
+            k::AODV_TTL_THRESHOLD.check_int("routing.aodv.ttl_threshold", a.ttl_threshold as u64)?;
             if a.ttl_threshold < a.ttl_start {
                 return Err(ScenarioError::value(
                     "routing.aodv.ttl_threshold",
@@ -528,9 +531,9 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
                     format!("must be at least routing.aodv.ttl_start = {}", a.ttl_start),
                 ));
             }
-            int_range("routing.aodv.network_diameter", a.network_diameter as u64, 1, 255)?;
-            int_range("routing.aodv.rreq_retries", a.rreq_retries as u64, 0, 254)?;
-            int_range("routing.aodv.buffer_packets", a.buffer_packets as u64, 1, 1_000_000)?;
+            k::AODV_NETWORK_DIAMETER.check_int("routing.aodv.network_diameter", a.network_diameter as u64)?;
+            k::AODV_RREQ_RETRIES.check_int("routing.aodv.rreq_retries", a.rreq_retries as u64)?;
+            k::AODV_BUFFER_PACKETS.check_int("routing.aodv.buffer_packets", a.buffer_packets as u64)?;
             for (key, v) in [
                 ("routing.aodv.max_rreq_timeout_s", a.max_rreq_timeout_s),
                 ("routing.aodv.node_traversal_time_s", a.node_traversal_time_s),
@@ -560,11 +563,11 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
 }
 
 fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
-    int_range("tcp.payload_bytes", t.payload_bytes as u64, 1, 65_495)?;
-    int_range("tcp.max_window", t.max_window as u64, 1, 1_000_000)?;
+    k::TCP_PAYLOAD_BYTES.check_int("tcp.payload_bytes", t.payload_bytes as u64)?;
+    k::TCP_MAX_WINDOW.check_int("tcp.max_window", t.max_window as u64)?;
     positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
-    int_range("tcp.initial_window", t.initial_window as u64, 1, 1_000_000)?;
-    int_range("tcp.initial_ssthresh", t.initial_ssthresh as u64, 2, 1_000_000)?;
+    k::TCP_INITIAL_WINDOW.check_int("tcp.initial_window", t.initial_window as u64)?;
+    k::TCP_INITIAL_SSTHRESH.check_int("tcp.initial_ssthresh", t.initial_ssthresh as u64)?;
     non_negative("tcp.vegas_alpha", t.vegas_alpha, "packets")?;
     non_negative("tcp.vegas_gamma", t.vegas_gamma, "packets")?;
     if !(t.vegas_beta.is_finite() && t.vegas_beta >= t.vegas_alpha) {
@@ -586,9 +589,9 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
         if !(a.is_finite() && (0.0..1.0).contains(&a)) {
             return Err(ScenarioError::value("tcp.ap.alpha", a, "must be in [0, 1) (the paper's 0.7)"));
         }
-        int_range("tcp.ap.hop_factor", c.hop_factor as u64, 1, 1000)?;
-        int_range("tcp.ap.history", c.history as u64, 2, 100_000)?;
-        int_range("tcp.ap.overhead_bytes", c.overhead_bytes as u64, 0, 100_000)?;
+        k::AP_HOP_FACTOR.check_int("tcp.ap.hop_factor", c.hop_factor as u64)?;
+        k::AP_HISTORY.check_int("tcp.ap.history", c.history as u64)?;
+        k::AP_OVERHEAD_BYTES.check_int("tcp.ap.overhead_bytes", c.overhead_bytes as u64)?;
         // The seconds as given (config() maps 0 and below to "none").
         for (key, v, what) in [
             ("tcp.ap.delay_bound_s", spec.delay_bound_s, "seconds; 0 = no bound"),
@@ -640,7 +643,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
         }
     }
     if let Some(c) = f.count {
-        int_range(&format!("{key}.count"), c as u64, 1, 1_000_000)?;
+        k::FLOW_COUNT.check_int(&format!("{key}.count"), c as u64)?;
     }
     if let Some(pauses) = &f.pauses {
         check_pauses(key, f, app, pauses, duration)?;
@@ -685,10 +688,10 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
                 }
             }
             if let Some(p) = f.payload_bytes {
-                int_range(&format!("{key}.payload_bytes"), p as u64, 1, 65_495)?;
+                k::FLOW_PAYLOAD_BYTES.check_int(&format!("{key}.payload_bytes"), p as u64)?;
             }
             if let Some(w) = f.max_window {
-                int_range(&format!("{key}.max_window"), w as u64, 1, 1_000_000)?;
+                k::FLOW_MAX_WINDOW.check_int(&format!("{key}.max_window"), w as u64)?;
             }
             if let Some(r) = f.min_rto_s {
                 positive(&format!("{key}.min_rto_s"), r, "seconds")?;
@@ -710,11 +713,15 @@ fn resolve_cbr(key: &str, f: &mut FlowSpec) -> R<()> {
         )
     })?;
     positive(&format!("{key}.rate_bps"), rate, "payload bit/s")?;
-    let pb = if f.transport == TransportKind::Udp { Some(*f.packet_bytes.get_or_insert(1460)) } else { f.packet_bytes };
+    let pb = if f.transport == TransportKind::Udp {
+        Some(*f.packet_bytes.get_or_insert(k::UDP_PACKET_BYTES))
+    } else {
+        f.packet_bytes
+    };
     if let Some(pb) = pb {
-        int_range(&format!("{key}.packet_bytes"), pb as u64, 1, 65_507)?;
+        k::FLOW_PACKET_BYTES.check_int(&format!("{key}.packet_bytes"), pb as u64)?;
     }
-    let j = *f.jitter.get_or_insert(0.0);
+    let j = *f.jitter.get_or_insert(k::FLOW_JITTER.num());
     if !(j.is_finite() && (0.0..1.0).contains(&j)) {
         return Err(ScenarioError::value(&format!("{key}.jitter"), j, "must be in [0, 1) (0.5 is ns-2's random_ CBR)"));
     }
@@ -738,8 +745,12 @@ fn resolve_http(key: &str, f: &mut FlowSpec, app: AppKind) -> R<()> {
         }
         return Ok(());
     }
-    positive(&format!("{key}.mean_page_bytes"), *f.mean_page_bytes.get_or_insert(30_000.0), "bytes")?;
-    let shape = *f.page_shape.get_or_insert(1.5);
+    positive(
+        &format!("{key}.mean_page_bytes"),
+        *f.mean_page_bytes.get_or_insert(k::FLOW_MEAN_PAGE_BYTES.num()),
+        "bytes",
+    )?;
+    let shape = *f.page_shape.get_or_insert(k::FLOW_PAGE_SHAPE.num());
     if !(shape.is_finite() && shape > 1.0) {
         return Err(ScenarioError::value(
             &format!("{key}.page_shape"),
@@ -747,7 +758,7 @@ fn resolve_http(key: &str, f: &mut FlowSpec, app: AppKind) -> R<()> {
             "must be a number above 1 (a Pareto shape with a finite mean; the paper's is 1.5)",
         ));
     }
-    non_negative(&format!("{key}.mean_think_s"), *f.mean_think_s.get_or_insert(1.0), "seconds")?;
+    non_negative(&format!("{key}.mean_think_s"), *f.mean_think_s.get_or_insert(k::FLOW_MEAN_THINK_S.num()), "seconds")?;
     Ok(())
 }
 

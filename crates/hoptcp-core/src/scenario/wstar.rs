@@ -38,7 +38,10 @@ pub fn take(root: &mut Table) -> Result<Named, ScenarioError> {
             Value::String(s) => Err(ScenarioError::value(
                 key,
                 format!("\"{s}\""),
-                "must be an integer in 1..=1000000 or \"wstar\" (the W* of the flow's path)",
+                format!(
+                    "must be an integer in {} or \"wstar\" (the W* of the flow's path)",
+                    super::keys::TCP_MAX_WINDOW.range_text()
+                ),
             )),
             _ => Ok(false),
         }

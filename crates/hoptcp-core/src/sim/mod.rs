@@ -406,8 +406,8 @@ impl Simulation {
             sim.batch_means = Some(BatchMeans::new(
                 k,
                 n,
-                sc.stats.batch_discard.unwrap_or(1),
-                sc.stats.batch_confidence.unwrap_or(0.95),
+                sc.stats.batch_discard.unwrap_or(crate::scenario::keys::STATS_BATCH_DISCARD.int() as u32),
+                sc.stats.batch_confidence.unwrap_or(crate::scenario::keys::STATS_BATCH_CONFIDENCE.num()),
                 sim.flows.len(),
                 start,
             ));

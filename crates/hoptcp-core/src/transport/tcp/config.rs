@@ -2,7 +2,8 @@
 //! where a field says otherwise.
 
 use super::tcp_ap::TcpApConfig;
-use crate::engine::{Time, NS_PER_MS, NS_PER_S};
+use crate::engine::{time::from_secs, Time, NS_PER_MS, NS_PER_S};
+use crate::scenario::keys as k;
 use serde::{Deserialize, Serialize};
 
 /// Congestion-control variant.
@@ -60,25 +61,27 @@ pub struct TcpConfig {
     pub pacing: Option<TcpApConfig>,
 }
 
+/// The scenario-level defaults (the scenario's declarations are their one
+/// source); the rest are ns-2.35's and not scenario keys.
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             variant: Variant::NewReno,
-            payload_bytes: 1460,
-            max_window: 32,
-            initial_window: 2,
-            initial_ssthresh: 20,
-            ecn: false,
-            delayed_ack: false,
+            payload_bytes: k::TCP_PAYLOAD_BYTES.int() as u32,
+            max_window: k::TCP_MAX_WINDOW.int() as u32,
+            initial_window: k::TCP_INITIAL_WINDOW.int() as u32,
+            initial_ssthresh: k::TCP_INITIAL_SSTHRESH.int() as u32,
+            ecn: k::TCP_ECN.flag(),
+            delayed_ack: k::TCP_DELAYED_ACK.flag(),
             delayed_ack_timeout: 100 * NS_PER_MS,
-            min_rto: 200 * NS_PER_MS,
+            min_rto: from_secs(k::TCP_MIN_RTO_S.num()),
             max_rto: 60 * NS_PER_S,
             initial_rto: 3 * NS_PER_S,
             tick: 10 * NS_PER_MS,
             dupack_threshold: 3,
-            vegas_alpha: 1.0,
-            vegas_beta: 3.0,
-            vegas_gamma: 1.0,
+            vegas_alpha: k::TCP_VEGAS_ALPHA.num(),
+            vegas_beta: k::TCP_VEGAS_BETA.num(),
+            vegas_gamma: k::TCP_VEGAS_GAMMA.num(),
             syn: true,
             limited_transmit: true,
             pacing: None,
