@@ -19,6 +19,7 @@ from .. import _toml
 from ..errors import SpecError
 from ..scenario import Scenario
 from ..sweep import SweepSpec
+from .points import expand_table
 
 ENTRY_KEYS = {"id", "title", "paper", "citation", "figure", "table", "description", "scenario", "derive",
               "metrics", "notes", "values", "sweep", "quick", "side", "claims", "figures"}
@@ -241,10 +242,16 @@ class SideSweep:
 
 def _build_spec(scenario: Scenario, sweep: Mapping[str, Any], quick_table: Mapping[str, Any], quick: bool,
                 name: str, where: str, description: str) -> SweepSpec:
-    """The sweep of an entry (or a side sweep), with the ``quick`` overrides applied when asked."""
-    s = dict(sweep)
+    """The sweep of an entry (or a side sweep), with the ``quick`` overrides applied when asked.
+    Point generators (:mod:`.points`) are expanded first, so quick's keys replace expanded lists."""
+    label = f"{where}{' [quick]' if quick else ''}"
+    try:
+        s = {**sweep, **{k: expand_table(k, sweep[k]) for k in ("grid", "zip") if k in sweep}}
+        q = {**quick_table, **{k: expand_table(f"quick.{k}", quick_table[k]) for k in ("grid", "zip")
+                               if k in quick_table}}
+    except SpecError as exc:
+        raise SpecError(f"{label}: {exc}") from None
     if quick:
-        q = dict(quick_table)
         if "seeds" in q or "replications" in q:
             s.pop("seeds", None)
             s.pop("replications", None)
@@ -260,7 +267,7 @@ def _build_spec(scenario: Scenario, sweep: Mapping[str, Any], quick_table: Mappi
                                zip=s.get("zip"), set=s.get("set"), seeds=s.get("seeds"),
                                replications=s.get("replications"), description=description)
     except SpecError as exc:
-        raise SpecError(f"{where}{' [quick]' if quick else ''}: {exc}") from None
+        raise SpecError(f"{label}: {exc}") from None
 
 
 def _derive_fn(name: str | None, base: Scenario) -> Callable[[Mapping[str, Any]], Mapping[str, Any]] | None:
