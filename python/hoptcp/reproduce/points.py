@@ -98,7 +98,7 @@ def _block_points(where: str, flat: Mapping[str, Any]) -> list[dict[str, Any]]:
         kw = f"{where}.{key}"
         if isinstance(value, list) and not value:
             raise SpecError(f"{kw}: the list is empty; give at least one value")
-        nxt = []
+        nxt: list[dict[str, Any]] = []
         for p in points:
             vals = (_values(kw, value, p) if _is_generator(value) else value if isinstance(value, list)
                     else [value])
