@@ -76,7 +76,7 @@ def test_parameterised_check_references(fake_core, lib, tmp_path):
     rep = reproduce(e, tmp_path / "o", store=tmp_path / "r.db", progress=False)
     assert rep.claims[0].verdict == "pass" and "check `scaled` (factor = 0.0)" in rep.report.read_text()
     for bad, fragment in (({"fn": "scaled", "factr": 1}, "check 'scaled' with factr: "),
-                          ({"fn": "nope"}, "check = 'nope': no such function"),
+                          ({"fn": "nope"}, "check = 'nope': no check function registered as 'nope'"),
                           ({"factor": 1}, "expected a function name or a table")):
         with pytest.raises(SpecError, match=fragment):
             parse_entry({**BASE, "claims": [{**c, "check": bad}]})

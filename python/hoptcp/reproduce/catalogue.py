@@ -164,10 +164,10 @@ class Claim:
     paper: str
     rule: Rule
     value: str | None = None  # a metric aggregated over runs (mean ± CI) ...
-    check: str | None = None  # ... or a function in checks.py
+    check: str | None = None  # ... or a registered check function
     #: the keyword arguments of a parameterised check (``check = { fn = "...", arg = ... }``)
     check_args: Mapping[str, Any] = field(default_factory=dict)
-    reference: str | None = None  # a function in checks.py giving the reference value per point
+    reference: str | None = None  # a registered function giving the reference value per point
     paper_value: float | None = None
     #: per-point printed numbers: the value of sweep parameter ``paper_by`` -> the paper's number
     paper_by: str | None = None
@@ -372,7 +372,7 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
         cw = f"{where} claims[{i}]"
         _check_keys(cw, c, CLAIM_KEYS)
         if ("value" in c) == ("check" in c):
-            raise SpecError(f"{cw}: give exactly one of 'value' (a metric) or 'check' (a function in checks.py)")
+            raise SpecError(f"{cw}: give exactly one of 'value' (a metric) or 'check' (a registered check function)")
         check, check_args = _check_ref(cw, c.get("check"))
         for key in ("reference", "evidence"):
             if key in c:
@@ -457,11 +457,10 @@ def _scenario(where: str, sc: Any, name: str) -> tuple[Scenario, str]:
 
 
 def _function(where: str, key: str, name: Any, kind: str) -> None:
-    from .registry import find, home
+    from .registry import find, unknown
 
     if not isinstance(name, str) or find(kind, name) is None:
-        raise SpecError(f"{where}: {key} = {name!r}: no such function in hoptcp.reproduce.{home(kind)} "
-                        "or hoptcp.reproduce.lib")
+        raise SpecError(f"{where}: {key} = {name!r}: {unknown(kind, name)}")
 
 
 def _unspecified(where: str, doc: Any) -> Unspecified | None:

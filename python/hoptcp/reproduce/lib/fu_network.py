@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...stats import Estimate, mean_ci
+from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -115,6 +116,7 @@ CASES: dict[str, Case] = {c.id: c for c in (
 )}
 
 
+@register("derive")
 def net_topology_case(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """Builder for ``fu-topologies``: topology and flows of the case named by ``name``.
 
@@ -282,6 +284,7 @@ _CASE_CHECKS: dict[str, Callable[[str, "pd.DataFrame"], Estimate]] = {
 }
 
 
+@register("check")
 def net_case(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str,
              case: str) -> Estimate:
     """One of Table 2's measures (``best_kbps``, ``unbounded_kbps``, ``best_window``,
@@ -295,6 +298,7 @@ def net_case(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, 
 
 # --- figures ---------------------------------------------------------------------------
 
+@register("figure")
 def net_topologies_throughput_vs_window(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                                         opts: Mapping[str, Any]) -> "Figure":
     """Aggregate TCP throughput (Kbps) against MaxWin, one panel per topology (Fu Fig. 2 axes).
@@ -351,6 +355,7 @@ def net_topologies_throughput_vs_window(ctx: "Context", claims: Mapping[str, "Cl
     return fig
 
 
+@register("figure")
 def net_topologies_table(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                          opts: Mapping[str, Any]) -> "Figure":
     """Table 2 side by side, paper against hoptcp.
@@ -468,6 +473,7 @@ def net_queue_stat(node: int, stat: str, runs: "pd.DataFrame") -> Estimate:
     return mean_ci(_col(_table_runs(runs), f"node.{node}.{stat}"))
 
 
+@register("check")
 def net_node_queue(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, node: str,
                    stat: str) -> Estimate:
     """The maximum (``stat = "queue_max"``) or time-average (``"queue_avg"``) queue at a node of
@@ -496,12 +502,14 @@ def net_largest_queue_avg(ctx: "Context", runs: "pd.DataFrame", point: Mapping[s
     return mean_ci(_largest_over_nodes(runs, "queue_avg"))
 
 
+@register("check")
 def net_largest_queue_max_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Largest queue at any node in one run of Table 3 (8-hop chain, buffer 30); mean over seeds."""
     runs = _slim(runs)
     return mean_ci(_largest_over_nodes(_table_runs(runs), "queue_max"))
 
 
+@register("check")
 def net_contention_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Fraction of all drops that are MAC contention drops (retry limits), pooled over seeds."""
     runs = _slim(runs)
@@ -530,18 +538,21 @@ def _contention_of(df: "pd.DataFrame", kind: str) -> "pd.Series":
     return sum(_col(df, f"drops.by_kind.{kind}.{c.split('.')[-1]}").fillna(0) for c in CONTENTION)
 
 
+@register("check")
 def net_contention_drops_data_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Contention drops of TCP data segments in the run of Table 3 (8-hop, buffer 30), per 300 s."""
     runs = _slim(runs)
     return mean_ci(_contention_of(_table_runs(runs), "tcp_data") * _per_300s(ctx))
 
 
+@register("check")
 def net_contention_drops_all_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Contention drops of all packets (TCP data and ACKs) in the run of Table 3, per 300 s."""
     runs = _slim(runs)
     return mean_ci(_contention(_table_runs(runs)) * _per_300s(ctx))
 
 
+@register("check")
 def net_tcp_transmissions_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """TCP packets sent (data segments incl. retransmissions + ACKs) in the run of Table 3, per 300 s."""
     runs = _slim(runs)
@@ -549,6 +560,7 @@ def net_tcp_transmissions_table(ctx: "Context", runs: "pd.DataFrame", point: Map
     return mean_ci((_col(df, "flow.0.packets_sent") + _col(df, "flow.0.acks_sent")) * _per_300s(ctx))
 
 
+@register("figure")
 def net_queue_per_node(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Table 3 / Table 4 as a figure: per-node maximum and average queue (packets).
 
@@ -586,6 +598,7 @@ def net_queue_per_node(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
     return fig
 
 
+@register("figure")
 def net_drops_by_buffer_chain(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                               opts: Mapping[str, Any]) -> "Figure":
     """Drops by cause for the 7- and 8-hop chains at each buffer size (fu-queues)."""
@@ -678,12 +691,14 @@ def _crossover_per_seed(df: "pd.DataFrame", key: str, falling: bool) -> Estimate
     return mean_ci(vals)
 
 
+@register("check")
 def net_overflow_share_buffer_2_4(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """One flow, buffers 2..4: overflow drops / (overflow + contention drops), per seed."""
     runs = _slim(runs)
     return _share_over(_single(runs), "mac.queue_limit", 2, 4, "overflow")
 
 
+@register("check")
 def net_contention_share_buffer_15_19(ctx: "Context", runs: "pd.DataFrame",
                                       point: Mapping[str, Any]) -> Estimate:
     """One flow, buffers 15..19: contention drops / (overflow + contention drops), per seed."""
@@ -691,30 +706,35 @@ def net_contention_share_buffer_15_19(ctx: "Context", runs: "pd.DataFrame",
     return _share_over(_single(runs), "mac.queue_limit", 15, 19, "contention")
 
 
+@register("check")
 def net_buffer_crossover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """One flow: buffer size where contention drops overtake overflow drops (per seed, interpolated)."""
     runs = _slim(runs)
     return _crossover_per_seed(_single(runs), "mac.queue_limit", falling=True)
 
 
+@register("check")
 def net_largest_queue_avg_buffer_19(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """One flow, buffer 19: largest per-node time-average queue."""
     runs = _slim(runs)
     return mean_ci(_largest_over_nodes(_select(_single(runs), mac__queue_limit=19), "queue_avg"))
 
 
+@register("check")
 def net_largest_queue_max_buffer_19(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """One flow, buffer 19: largest per-node maximum queue."""
     runs = _slim(runs)
     return mean_ci(_largest_over_nodes(_select(_single(runs), mac__queue_limit=19), "queue_max"))
 
 
+@register("check")
 def net_contention_share_flows_20_60(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """20..60 concurrent flows, buffer 50: contention / (overflow + contention) drops, per seed."""
     runs = _slim(runs)
     return _share_over(_multi(runs), "flows.0.count", 20, 60, "contention")
 
 
+@register("check")
 def net_overflow_share_flows_120_200(ctx: "Context", runs: "pd.DataFrame",
                                      point: Mapping[str, Any]) -> Estimate:
     """120..200 concurrent flows, buffer 50: overflow / (overflow + contention) drops, per seed."""
@@ -722,6 +742,7 @@ def net_overflow_share_flows_120_200(ctx: "Context", runs: "pd.DataFrame",
     return _share_over(_multi(runs), "flows.0.count", 120, 200, "overflow")
 
 
+@register("check")
 def net_flows_crossover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Buffer 50: number of concurrent flows where overflow drops overtake contention drops."""
     runs = _slim(runs)
@@ -740,6 +761,7 @@ def _drops_vs(ax: Any, df: "pd.DataFrame", key: str) -> list[float]:
     return tops
 
 
+@register("figure")
 def net_fig10_buffer(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Fig. 10 (left): number of drops of each type against the buffer size (one flow).
 
@@ -760,6 +782,7 @@ def net_fig10_buffer(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
     return fig
 
 
+@register("figure")
 def net_fig10_occupancy(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Fig. 10 (middle): buffer occupancy against buffer size (one flow).
 
@@ -785,6 +808,7 @@ def net_fig10_occupancy(ctx: "Context", claims: Mapping[str, "ClaimResult"], opt
     return fig
 
 
+@register("figure")
 def net_fig10_flows(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Fig. 10 (right): drops of each type against the number of concurrent flows (buffer 50)."""
     fig = new_figure(6.0, 4.0)

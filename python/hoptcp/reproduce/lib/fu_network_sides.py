@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
 from ...stats import mean_ci
+from ..registry import register
 from ..report import Evidence, claim_on
 from .fu_network import (
     CASES,
@@ -65,6 +66,7 @@ def _early_overflow(ctx: "Context", point: Mapping[str, Any]) -> tuple[int, int,
     return len(seeds), same, hit, float(ctx.side("first-10s").resolved({})["duration_s"])
 
 
+@register("evidence")
 def net_overflow_in_first_slow_start(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """Overflow drops (the only non-contention drops) all happen in the first seconds of a run,
     and with the initial ssthresh at 20 (ns-2.35 as the papers' scripts ran it) the claim holds."""
@@ -82,6 +84,7 @@ def net_overflow_in_first_slow_start(ctx: "Context", claim: "Claim", point: Mapp
     return Evidence(shown, text)
 
 
+@register("evidence")
 def net_largest_queue_in_first_slow_start(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """Runs whose largest queue exceeds 17 packets reach it in the first seconds (first slow
     start), and with the initial ssthresh at 20 the claim holds."""
@@ -100,6 +103,7 @@ def net_largest_queue_in_first_slow_start(ctx: "Context", claim: "Claim", point:
     return Evidence(shown, text)
 
 
+@register("values")
 def net_queues_values(ctx: "Context") -> dict[str, Any]:
     """Numbers quoted in fu-queues' notes."""
     runs = _slim(ctx.runs)
@@ -186,6 +190,7 @@ def _durations(ctx: "Context") -> list[float]:
     return sorted(float(v) for v in ctx.side("run-length").runs["duration_s"].unique())
 
 
+@register("evidence")
 def net_flows_by_run_length(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """fu-buffer, concurrent flows: the claim holds in the shortest runs of side sweep
     ``run-length`` (the paper gives no run length for this experiment), and the overflow share
@@ -206,6 +211,7 @@ def net_flows_by_run_length(ctx: "Context", claim: "Claim", point: Mapping[str, 
     return Evidence(None if holds is None else (holds and falling), text)
 
 
+@register("values")
 def net_buffer_values(ctx: "Context") -> dict[str, Any]:
     """Numbers quoted in fu-buffer's notes."""
     runs = _slim(ctx.runs)
@@ -294,6 +300,7 @@ def _expand(flows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+@register("derive")
 def net_topology_case_staggered(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """fu-topologies side sweep: flow i starts at i seconds instead of all at t = 0."""
     over = net_topology_case(params, base)
@@ -303,6 +310,7 @@ def net_topology_case_staggered(params: Mapping[str, Any], base: "Scenario") -> 
     return over
 
 
+@register("derive")
 def net_topology_case_both_directions(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """fu-topologies side sweep, chain cases: the second half of the flows run from the last node to node 0."""
     over = net_topology_case(params, base)
@@ -312,6 +320,7 @@ def net_topology_case_both_directions(params: Mapping[str, Any], base: "Scenario
     return over
 
 
+@register("derive")
 def net_topology_case_compact_grid(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """fu-topologies side sweep, grid cases: the n/2 row flows and n/2 column flows on rows and
     columns 2 apart (400 m), centred on the 13x13 grid, instead of spread evenly."""
@@ -344,8 +353,8 @@ def _min_hops_builder(min_hops: int) -> Any:
     return build
 
 
-net_topology_case_min_hops_2 = _min_hops_builder(2)
-net_topology_case_min_hops_3 = _min_hops_builder(3)
+net_topology_case_min_hops_2 = register("derive", name="net_topology_case_min_hops_2")(_min_hops_builder(2))
+net_topology_case_min_hops_3 = register("derive", name="net_topology_case_min_hops_3")(_min_hops_builder(3))
 
 TOPOLOGY_SWITCHES = {
     "delayed-ack": "delayed ACKs", "staggered-starts": "flow i starts at i s",
@@ -360,11 +369,13 @@ def _layout_evidence(ctx: "Context", claim: "Claim", side: str, what: str) -> Ev
     return Evidence(holds, f"{what}: {est.mean * claim.scale:.4g} {claim.unit} ({dev})")
 
 
+@register("evidence")
 def net_grid4_compact_layout(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """Grid, 4 flows: 'spaced evenly' read as rows and columns 2 apart in the middle of the grid."""
     return _layout_evidence(ctx, claim, "grid-compact", "with the row and column flows 2 apart in the middle")
 
 
+@register("evidence")
 def net_random_pairs_two_hops_apart(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """Random networks: the 20 flows drawn between nodes at least 2 hops apart (same placements)."""
     return _layout_evidence(ctx, claim, "random-min-hops-2", "with flows between nodes at least 2 hops apart")
@@ -400,6 +411,7 @@ def _case_rows(df: "pd.DataFrame", cid: str, windows: Sequence[int] | None = Non
     return sel
 
 
+@register("values")
 def net_topologies_values(ctx: "Context") -> dict[str, Any]:
     """Numbers quoted in fu-topologies' notes: the main sweep per case beside Table 2, every
     side sweep summarised per case, and the random networks' flow draws."""
