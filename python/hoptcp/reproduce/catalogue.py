@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-import string
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -20,6 +19,7 @@ from ..errors import SpecError
 from ..scenario import Scenario
 from ..sweep import SweepSpec
 from .points import expand_table
+from .texts import check_text
 
 ENTRY_KEYS = {"id", "title", "paper", "citation", "figure", "table", "description", "scenario", "derive",
               "metrics", "notes", "values", "sweep", "quick", "side", "claims", "figures"}
@@ -33,9 +33,6 @@ CLAIM_KEYS = {"unspecified", "name", "paper", "paper_value", "paper_by", "paper_
 #: requirement of this project's own issues
 CLAIM_KINDS = {"paper": "paper claim", "side": "side experiment", "duplicate": "duplicate",
                "project": "this project's requirement"}
-#: placeholders every text may use without a values function: ``{run}`` is "5 seeds × 300 s"
-#: (full) or "quick: 2 seeds × 100 s"
-BUILTIN_VALUES = {"run"}
 FIGURE_KEYS_REQUIRED = {"function", "file"}
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -410,7 +407,7 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
             raise SpecError(f"{cw}: rule '{rule.text}' compares with the paper, but no 'paper_value' "
                             "(or 'paper_by' + 'paper_values') is given")
         if "known_difference" in c:
-            _check_text(cw, "known_difference", c["known_difference"], values)
+            check_text(cw, "known_difference", c["known_difference"], values)
         unspecified = _unspecified(cw, c.get("unspecified"))
         claim = Claim(
             name=_need(cw, c, "name", str), paper=_need(cw, c, "paper", str), rule=rule, value=c.get("value"),
@@ -427,12 +424,13 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
         for k in FIGURE_KEYS_REQUIRED:
             _need(fw, f, k, str)
         _function(fw, "function", f["function"], "figure")
+        check_text(fw, "caption", f.get("caption", ""), values)
         opts = {k: v for k, v in f.items() if k not in ("function", "file", "caption")}
         figs.append(FigureSpec(f["function"], f["file"], f.get("caption", ""), opts))
     where_txt = " / ".join(str(doc[k]) for k in ("figure", "table") if k in doc) or "-"
     metrics = doc.get("metrics")
     notes = doc.get("notes", "").strip()
-    _check_text(where, "notes", notes, values)
+    check_text(where, "notes", notes, values)
     entry = Entry(
         id=eid, title=_need(where, doc, "title", str), paper=_need(where, doc, "paper", str),
         citation=doc.get("citation", ""), where=where_txt, description=doc.get("description", "").strip(),
@@ -543,43 +541,6 @@ def _check_rule_against_print(where: str, claim: Claim) -> None:
     for p in printed:
         if rule.evaluate(p, None, p)[0] is not True:
             raise SpecError(f"{where}: rule '{rule.text}' does not accept the paper's own number {p:g}")
-
-
-_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def placeholders(where: str, text: str) -> list[str]:
-    """The ``{name}`` / ``{name:format}`` placeholders of a text (``{{`` and ``}}`` are literal braces)."""
-    try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
-    except ValueError as exc:
-        raise SpecError(f"{where}: {exc} (placeholders are {{name}} or {{name:.3g}}; write {{{{ and }}}} for "
-                        "literal braces)") from None
-    for f in fields:
-        if not _FIELD.fullmatch(f):
-            raise SpecError(f"{where}: placeholder {{{f}}}: a placeholder is a plain name such as {{loss_pct}} "
-                            "or {loss_pct:.1f}")
-    return fields
-
-
-def _check_text(where: str, key: str, text: Any, values: list[str]) -> None:
-    if not isinstance(text, str):
-        raise SpecError(f"{where}: {key} must be a string, got {text!r}")
-    fields = [f for f in placeholders(f"{where} {key}", text) if f not in BUILTIN_VALUES]
-    if fields and not values:
-        raise SpecError(f"{where}: {key} has placeholders ({', '.join('{' + f + '}' for f in fields)}) but the "
-                        "entry names no 'values' function to fill them")
-
-
-def render(text: str, values: Mapping[str, Any], where: str) -> str:
-    """Fill a text's placeholders with generated values."""
-    try:
-        return text.format_map(values)
-    except KeyError as exc:
-        raise SpecError(f"{where}: no value named {exc.args[0]!r} for the placeholder; the entry's values "
-                        f"functions give: {', '.join(sorted(values)) or 'nothing'}") from None
-    except (ValueError, TypeError) as exc:
-        raise SpecError(f"{where}: {exc}") from None
 
 
 def load_entry(path: str | Path) -> Entry:
