@@ -130,8 +130,10 @@ def net_queues_values(ctx: "Context") -> dict[str, Any]:
             tot += int(_overflow(_point_runs(ctx, p)).sum())
             early_tot += int(_overflow(_point_runs(ctx, p, "first-10s")).sum())
             ss_tot += int(_overflow(_point_runs(ctx, p, "ssthresh-20")).sum())
-    transient = (f"all {tot} overflow drops happened in the first {d:g} s" if early_tot == tot
-                 else f"{early_tot} of the {tot} overflow drops happened in the first {d:g} s")
+    ss = f"{ss_tot} remain with the threshold at 20"
+    transient = (f"no run overflowed a queue ({ss})" if tot == 0 else
+                 f"all {tot} overflow drops happened in the first {d:g} s, and {ss}" if early_tot == tot
+                 else f"{early_tot} of the {tot} overflow drops happened in the first {d:g} s, and {ss}")
     order = sorted(range(9), key=lambda i: -avg[i])
     ss_t = _table_runs(_slim(ctx.side("ssthresh-20").runs))
     high = lambda df: int((_largest_over_nodes(df, "queue_max") > 17).sum())  # noqa: E731
@@ -481,4 +483,6 @@ def net_topologies_values(ctx: "Context") -> dict[str, Any]:
     out["random_table"] = "\n".join(rand)
     out["runs"] = len(main)
     out["wall_s"] = float(main["wall_time_s"].sum()) if "wall_time_s" in main.columns else math.nan
+    random_wall = float(_case_rows(main, "random20")["wall_time_s"].sum()) if "wall_time_s" in main.columns else math.nan
+    out["random_wall_pct"] = 100 * random_wall / out["wall_s"] if out["wall_s"] else math.nan
     return out
