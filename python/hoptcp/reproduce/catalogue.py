@@ -118,15 +118,18 @@ class Rule:
             return None, f"no {self.target} value"
         target = float(target)
         diff = value - target
+        # a failing deviation says what it breaks, so it does not read as a number that passed
         if self.kind == "rel":
             rel = diff / abs(target) if target else math.inf
-            return abs(rel) <= self.a / 100, f"{rel:+.2%}"
+            ok = abs(rel) <= self.a / 100
+            return ok, f"{rel:+.2%}" + ("" if ok else f", beyond ±{self.a:g}%")
         shown = f"{diff * scale:+.4g}{u}"
         if self.kind == "abs":
-            return abs(diff) <= self.a, shown
-        if self.kind == "min":
-            return value >= target, shown
-        return value <= target, shown
+            ok = abs(diff) <= self.a
+            return ok, shown + ("" if ok else f", beyond ±{self.a * scale:g}{u}")
+        ok = value >= target if self.kind == "min" else value <= target
+        bound = f"{'below' if self.kind == 'min' else 'above'} {target * scale:.4g}{u}"
+        return ok, shown + ("" if ok else f", {bound}")
 
 
 def _target(s: str) -> str | float:

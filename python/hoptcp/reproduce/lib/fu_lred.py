@@ -1101,6 +1101,16 @@ def lred_topo(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
     return lred_topo_check(case, scheme, quantity)(ctx, runs, point)
 
 
+@register("values")
+def lred_topologies_values(ctx: "Context") -> dict[str, Any]:
+    """``tr_fair_lo`` / ``tr_fair_hi``: the range of Jain's index with the TR reading of pacing on the
+    cross, the 2-flow and the 4-flow grid (the cases the notes' fairness sentence is about)."""
+    cases = [c for c in ("cross2", "grid2", "grid4") if "name" in ctx.runs.columns and (ctx.runs["name"] == c).any()]
+    fair = [lred_topo(ctx, ctx.runs, {}, case=c, scheme="LRED+pacing (TR)", quantity="fairness").mean for c in cases]
+    fair = [f for f in fair if f == f]
+    return {"tr_fair_lo": min(fair, default=math.nan), "tr_fair_hi": max(fair, default=math.nan)}
+
+
 @register("check")
 def lred_topo_rank(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, scheme: str,
                    rank: int) -> Estimate:
@@ -1428,6 +1438,27 @@ def lred_udp_top_drop_prob(ctx: "Context", runs: "pd.DataFrame", point: Mapping[
     """Contention drops per packet entering the chain at the largest offered load (%)."""
     u = _udp_curve(ctx.runs)
     return mean_ci(100 * u[u[RATE] == u[RATE].max()]["drop_frac"])
+
+
+@register("values")
+def fu_contention_values(ctx: "Context") -> dict[str, Any]:
+    """Numbers quoted in fu-contention-throughput's notes: the UDP curve's peak and fall, the drop
+    probability at and one load step below the peak, TCP's best MaxWin."""
+    u = _udp_curve(ctx.runs)
+    t = chain_means(u, RATE, GOODPUT)
+    d = chain_means(u, RATE, "drop_frac").set_index(RATE)["mean"]
+    i = int(t["mean"].idxmax())
+    loads = list(t[RATE])
+    below = loads[i - 1] if i > 0 else math.nan
+    tc = ctx.runs[ctx.runs[TRANSPORT] == "tcp"] if TRANSPORT in ctx.runs.columns else ctx.runs.iloc[0:0]
+    return {
+        "udp_peak": float(t.at[i, "mean"]) / 1e3, "udp_peak_load": float(t.at[i, RATE]) / 1e3,
+        "udp_fall": lred_udp_peak_drop(ctx, ctx.runs, {}).mean,
+        "udp_top_load": float(t[RATE].max()) / 1e3, "udp_top_drop": 100 * float(d[t[RATE].max()]),
+        "udp_peak_drop": 100 * float(d[t.at[i, RATE]]),
+        "udp_below_peak_drop": 100 * float(d[below]) if below == below else math.nan,
+        "tcp_best_window": chain_best(tc)[0] if len(tc) else "-",
+    }
 
 
 @register("figure")
