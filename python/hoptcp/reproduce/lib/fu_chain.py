@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ...errors import SpecError
 from ...models import model
 from ...plotting import new_figure
+from ...results import per_id
 from ...stats import Estimate, mean_ci
 from ..registry import register
 
@@ -454,13 +455,7 @@ def fu_vegas_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: M
 # --- fu-linkdrop -------------------------------------------------------------------------
 
 def _node_ids(row: Mapping[str, Any], suffix: str) -> list[int]:
-    ids = []
-    for k in row.keys():
-        if isinstance(k, str) and k.startswith("node.") and k.endswith("." + suffix):
-            mid = k[len("node."):-len(suffix) - 1]
-            if mid.isdigit():
-                ids.append(int(mid))
-    return sorted(ids)
+    return sorted(per_id(row, "node", suffix))
 
 
 def _sum_nodes(row: Mapping[str, Any], suffix: str) -> float:

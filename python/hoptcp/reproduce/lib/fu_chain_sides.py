@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ...results import per_id
 from ...stats import mean_ci
 from ..registry import register
 from .fu_chain import (
@@ -244,7 +245,7 @@ def fu_linkdrop_values(ctx: "Context") -> dict[str, Any]:
     out["measured_rts"] = 100 * float(sat_runs["drop_rts"].mean())
     out["markov_rts"] = 100 * float(sat_runs["markov_rts"].mean())
     out["markov_ratio"] = out["measured_rts"] / out["markov_rts"] if out["markov_rts"] else math.nan
-    nodes = sorted({int(c.split(".")[1]) for c in sat_runs.columns if c.startswith("node.") and c.endswith(".rts_sent")})
+    nodes = sorted(per_id(sat_runs, "node", "rts_sent"))
     h = [float((sat_runs[f"node.{n}.cts_timeouts"] / sat_runs[f"node.{n}.rts_sent"]).mean()) for n in nodes]
     out["sat_h"] = ", ".join(_f(v, ".2f") for v in h)
     data_limit = sum(float(sat_runs[c].sum()) for c in sat_runs.columns if c == "drops.mac_data_retry")

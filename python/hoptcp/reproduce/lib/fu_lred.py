@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ...errors import SpecError
 from ...models import model
 from ...plotting import new_figure
+from ...results import per_id
 from ...stats import Estimate, jain, mean_ci
 from ..registry import register
 from .fu_chain import chain_best, chain_flow_to_end, chain_link_drop, chain_means, chain_spearman
@@ -167,13 +168,8 @@ def _est(df: "pd.DataFrame", col: str, what: str) -> Estimate:
 
 
 def _node_ids(row: Mapping[str, Any], suffix: str) -> list[int]:
-    ids = []
-    for k in row:
-        if isinstance(k, str) and k.startswith("node.") and k.endswith("." + suffix):
-            mid = k[len("node."):-len(suffix) - 1]
-            if mid.isdigit() and row[k] == row[k]:
-                ids.append(int(mid))
-    return sorted(ids)
+    """The nodes with a value (not NaN) of ``node.<id>.<suffix>``."""
+    return sorted(i for i, k in per_id(row, "node", suffix).items() if row[k] == row[k])
 
 
 def lred_sum_windows(row: Mapping[str, Any]) -> float:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ...errors import SpecError
 from ...plotting import new_figure
+from ...results import id_table, per_id
 from ...stats import Estimate, mean_ci
 from ..registry import register
 
@@ -215,10 +216,9 @@ def _windows(df: "pd.DataFrame") -> list[int]:
 def _agg_window(df: "pd.DataFrame") -> "pd.Series":
     """Aggregate (sum over flows) time-average window of each run: the traced cwnd (no
     fast-recovery inflation), as the paper computed it from ns-2's traces."""
-    cols = [c for c in df.columns if c.startswith("flow.") and c.endswith(".avg_cwnd_traced")]
-    if not cols:
+    if not per_id(df, "flow", "avg_cwnd_traced"):
         return _col(df, "__none__")
-    return df[cols].sum(axis=1, min_count=1)
+    return id_table(df, "flow", "avg_cwnd_traced").sum(axis=1, min_count=1)
 
 
 def _curve(df: "pd.DataFrame") -> dict[int, Estimate]:
@@ -486,8 +486,7 @@ def net_node_queue(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any
 
 
 def _largest_over_nodes(df: "pd.DataFrame", stat: str) -> "pd.Series":
-    cols = [c for c in df.columns if c.startswith("node.") and c.endswith(f".{stat}")]
-    return df[cols].max(axis=1) if cols else _col(df, "__none__")
+    return id_table(df, "node", stat).max(axis=1) if per_id(df, "node", stat) else _col(df, "__none__")
 
 
 def net_largest_queue_max(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:

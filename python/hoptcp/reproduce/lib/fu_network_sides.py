@@ -9,6 +9,7 @@ import math
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
+from ...results import per_id
 from ...stats import mean_ci
 from ..registry import register
 from ..report import Evidence, claim_on
@@ -394,7 +395,7 @@ def _summary(df: "pd.DataFrame") -> dict[str, float]:
     at_best = df[df["tcp.max_window"] == best_w].set_index("seed")["kbps"]
     at_top = df[df["tcp.max_window"] == top].set_index("seed")["kbps"]
     loss = float((1 - at_top / at_best).mean() * 100)
-    cw = [c for c in df.columns if c.startswith("flow.") and c.endswith(".avg_cwnd")]
+    cw = list(per_id(df, "flow", "avg_cwnd").values())
     last = df[df["tcp.max_window"] == top]
     fair = float(last["fairness_jain"].mean()) if "fairness_jain" in last.columns else math.nan
     return {"best": float(curve.max()), "best_w": best_w, "t32": float(curve.loc[top]), "loss": loss,
@@ -471,9 +472,9 @@ def net_topologies_values(ctx: "Context") -> dict[str, Any]:
         df = ctx.side(side).runs if side else _case_rows(main, "random20")
         s = _summary(df)
         top = df[df["tcp.max_window"] == df["tcp.max_window"].max()] if len(df) else df
-        hop_cols = [k for k in top.columns if k.startswith("flow.") and k.endswith(".hops")]
-        n_one = sum(float((top[k] == 1).sum()) for k in hop_cols) / max(len(top), 1)
-        one = sum(float((top[k.replace(".hops", ".goodput_bps")] * (top[k] == 1)).sum()) for k in hop_cols)
+        hops, goodput = per_id(top, "flow", "hops"), per_id(top, "flow", "goodput_bps")
+        n_one = sum(float((top[k] == 1).sum()) for k in hops.values()) / max(len(top), 1)
+        one = sum(float((top[goodput[i]] * (top[k] == 1)).sum()) for i, k in hops.items())
         total = float(top["aggregate_goodput_bps"].sum()) if len(top) else math.nan
         out[f"{key}_best"], out[f"{key}_t32"] = s["best"], s["t32"]
         out[f"{key}_one_hop_flows"] = n_one

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ...errors import SpecError
 from ...plotting import new_figure
+from ...results import per_id
 from ...stats import Estimate, jain, mean_ci
 from ..registry import register
 from .stored_series import flow_ids, per_run_lists, pooled_distribution
@@ -100,8 +101,7 @@ def ldm_scheme(row: Mapping[str, Any]) -> str:
 
 
 def _node_sum(row: Mapping[str, Any], suffix: str) -> float:
-    return float(sum(float(v) for k, v in row.items() if isinstance(k, str) and k.startswith("node.")
-                     and k.endswith("." + suffix) and v == v))
+    return float(sum(float(row[k]) for k in per_id(row, "node", suffix).values() if row[k] == row[k]))
 
 
 def _mean_flows(row: Mapping[str, Any], metric: str) -> float:
