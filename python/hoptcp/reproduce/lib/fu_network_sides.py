@@ -132,7 +132,9 @@ def net_queues_values(ctx: "Context") -> dict[str, Any]:
             early_tot += int(_overflow(_point_runs(ctx, p, "first-10s")).sum())
             ss_tot += int(_overflow(_point_runs(ctx, p, "ssthresh-20")).sum())
     ss = f"{ss_tot} remain with the threshold at 20"
-    transient = (f"no run overflowed a queue ({ss})" if tot == 0 else
+    transient = (("no run overflowed a queue, with either initial threshold" if ss_tot == 0 else
+                  f"no run overflowed a queue, but {ss_tot} overflow drops happened with the threshold at 20")
+                 if tot == 0 else
                  f"all {tot} overflow drops happened in the first {d:g} s, and {ss}" if early_tot == tot
                  else f"{early_tot} of the {tot} overflow drops happened in the first {d:g} s, and {ss}")
     order = sorted(range(9), key=lambda i: -avg[i])
