@@ -690,62 +690,47 @@ def _crossover_per_seed(df: "pd.DataFrame", key: str, falling: bool) -> Estimate
     return mean_ci(vals)
 
 
-@register("check")
-def net_overflow_share_buffer_2_4(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """One flow, buffers 2..4: overflow drops / (overflow + contention drops), per seed."""
-    runs = _slim(runs)
-    return _share_over(_single(runs), "mac.queue_limit", 2, 4, "overflow")
+#: fu-buffer's two experiments, by the parameter they vary: (the runs of that experiment, whether
+#: the share of contention drops falls as the parameter grows)
+_BUFFER_SWEEPS: dict[str, tuple[Callable[["pd.DataFrame"], "pd.DataFrame"], bool]] = {
+    "mac.queue_limit": (_single, True),  # one flow, buffers of 2..19 packets
+    "flows.0.count": (_multi, False),  # many flows, 50-packet buffers
+}
+_DROP_KINDS = ("overflow", "contention")
+
+
+def _buffer_sweep(over: str) -> tuple[Callable[["pd.DataFrame"], "pd.DataFrame"], bool]:
+    if over not in _BUFFER_SWEEPS:
+        raise SpecError(f"over = {over!r}; allowed: {', '.join(_BUFFER_SWEEPS)}")
+    return _BUFFER_SWEEPS[over]
 
 
 @register("check")
-def net_contention_share_buffer_15_19(ctx: "Context", runs: "pd.DataFrame",
-                                      point: Mapping[str, Any]) -> Estimate:
-    """One flow, buffers 15..19: contention drops / (overflow + contention drops), per seed."""
-    runs = _slim(runs)
-    return _share_over(_single(runs), "mac.queue_limit", 15, 19, "contention")
+def net_drop_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, over: str, lo: float,
+                   hi: float, of: str) -> Estimate:
+    """Per seed: drops of kind ``of`` (overflow or contention) / (overflow + contention drops), pooled
+    over the runs whose ``over`` (``mac.queue_limit``: one flow; ``flows.0.count``: buffer 50) is in [lo, hi]."""
+    if of not in _DROP_KINDS:
+        raise SpecError(f"of = {of!r}; allowed: {', '.join(_DROP_KINDS)}")
+    select, _ = _buffer_sweep(over)
+    return _share_over(select(_slim(runs)), over, lo, hi, of)
 
 
 @register("check")
-def net_buffer_crossover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """One flow: buffer size where contention drops overtake overflow drops (per seed, interpolated)."""
-    runs = _slim(runs)
-    return _crossover_per_seed(_single(runs), "mac.queue_limit", falling=True)
+def net_drop_crossover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, over: str) -> Estimate:
+    """The value of ``over`` where contention drops overtake overflow drops (buffer sizes, one flow) or
+    overflow drops overtake contention drops (concurrent flows, buffer 50): per seed, interpolated."""
+    select, falling = _buffer_sweep(over)
+    return _crossover_per_seed(select(_slim(runs)), over, falling=falling)
 
 
 @register("check")
-def net_largest_queue_avg_buffer_19(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """One flow, buffer 19: largest per-node time-average queue."""
-    runs = _slim(runs)
-    return mean_ci(_largest_over_nodes(_select(_single(runs), mac__queue_limit=19), "queue_avg"))
-
-
-@register("check")
-def net_largest_queue_max_buffer_19(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """One flow, buffer 19: largest per-node maximum queue."""
-    runs = _slim(runs)
-    return mean_ci(_largest_over_nodes(_select(_single(runs), mac__queue_limit=19), "queue_max"))
-
-
-@register("check")
-def net_contention_share_flows_20_60(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """20..60 concurrent flows, buffer 50: contention / (overflow + contention) drops, per seed."""
-    runs = _slim(runs)
-    return _share_over(_multi(runs), "flows.0.count", 20, 60, "contention")
-
-
-@register("check")
-def net_overflow_share_flows_120_200(ctx: "Context", runs: "pd.DataFrame",
-                                     point: Mapping[str, Any]) -> Estimate:
-    """120..200 concurrent flows, buffer 50: overflow / (overflow + contention) drops, per seed."""
-    runs = _slim(runs)
-    return _share_over(_multi(runs), "flows.0.count", 120, 200, "overflow")
-
-
-@register("check")
-def net_flows_crossover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Buffer 50: number of concurrent flows where overflow drops overtake contention drops."""
-    runs = _slim(runs)
-    return _crossover_per_seed(_multi(runs), "flows.0.count", falling=False)
+def net_largest_queue_at_buffer(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, stat: str,
+                                buffer: int) -> Estimate:
+    """One flow, one buffer size: the largest per-node ``stat`` (queue_avg or queue_max) of a run."""
+    if stat not in ("queue_avg", "queue_max"):
+        raise SpecError(f"stat = {stat!r}; allowed: queue_avg, queue_max")
+    return mean_ci(_largest_over_nodes(_select(_single(_slim(runs)), mac__queue_limit=buffer), stat))
 
 
 def _drops_vs(ax: Any, df: "pd.DataFrame", key: str) -> list[float]:

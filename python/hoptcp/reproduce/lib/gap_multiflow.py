@@ -112,34 +112,26 @@ def _agg_ratio(ctx: "Context", case: str, arm: str) -> Estimate:
     return _est(a[GOODPUT].mean() / b[GOODPUT].mean(), min(len(a), len(b)))
 
 
-@register("check")
-def gap_cross_up_jain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _jain(ctx, "wireless", ARMS[2])
+#: the direction mixes of gap-cross (Fig. 10-12)
+DIRECTIONS = ("wireless", "wired", "oncoming")
+
+
+def _case(case: str) -> str:
+    if case not in DIRECTIONS:
+        raise SpecError(f"case = {case!r}; allowed: {', '.join(DIRECTIONS)}")
+    return case
 
 
 @register("check")
-def gap_cross_down_jain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _jain(ctx, "wired", ARMS[2])
+def gap_cross_jain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str) -> Estimate:
+    """Jain's index of the four flows with TCP-GAP, one direction mix (``case``)."""
+    return _jain(ctx, _case(case), ARMS[2])
 
 
 @register("check")
-def gap_cross_oncoming_jain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _jain(ctx, "oncoming", ARMS[2])
-
-
-@register("check")
-def gap_cross_up_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _agg_ratio(ctx, "wireless", ARMS[2])
-
-
-@register("check")
-def gap_cross_down_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _agg_ratio(ctx, "wired", ARMS[2])
-
-
-@register("check")
-def gap_cross_oncoming_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _agg_ratio(ctx, "oncoming", ARMS[2])
+def gap_cross_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str) -> Estimate:
+    """Aggregate goodput with TCP-GAP over NewReno's, one direction mix (``case``)."""
+    return _agg_ratio(ctx, _case(case), ARMS[2])
 
 
 @register("check")
