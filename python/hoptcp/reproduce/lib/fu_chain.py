@@ -10,7 +10,7 @@ hand-made frames. Names start with ``chain_`` or ``fu_``; entry functions regist
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
 from ...models import model
@@ -137,27 +137,24 @@ def chain_spearman(x: Sequence[float], y: Sequence[float]) -> float:
 
 # --- fu-window ---------------------------------------------------------------------------
 
-def _best_window_for(size: int) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        sub = runs[runs[SIZE] == size] if SIZE in runs.columns else runs
-        if sub.empty:
-            raise SpecError(f"no runs with {SIZE} = {size}")
-        w, _, _ = chain_best(sub)
-        return Estimate(float(w), math.nan, int(sub["seed"].nunique()), math.nan)
-
-    check.__doc__ = f"MaxWin with the highest mean goodput, {size}-byte segments."
-    check.__name__ = f"fu_window_best_{size}"
-    return check
+def _sized(runs: "pd.DataFrame", payload_bytes: int) -> "pd.DataFrame":
+    return runs[runs[SIZE] == payload_bytes] if SIZE in runs.columns else runs
 
 
-def _loss_at_32_for(size: int) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        sub = runs[runs[SIZE] == size] if SIZE in runs.columns else runs
-        return fu_window_loss(sub, 32)
+@register("check")
+def fu_window_best(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, payload_bytes: int) -> Estimate:
+    """MaxWin with the highest mean goodput, one segment size."""
+    sub = _sized(runs, payload_bytes)
+    if sub.empty:
+        raise SpecError(f"no runs with {SIZE} = {payload_bytes}")
+    w, _, _ = chain_best(sub)
+    return Estimate(float(w), math.nan, int(sub["seed"].nunique()), math.nan)
 
-    check.__doc__ = f"Goodput at MaxWin 32 below the best MaxWin, in % of the best ({size}-byte segments)."
-    check.__name__ = f"fu_window_loss32_{size}"
-    return check
+
+@register("check")
+def fu_window_loss32(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, payload_bytes: int) -> Estimate:
+    """Goodput at MaxWin 32 below the best MaxWin, in % of the best, one segment size."""
+    return fu_window_loss(_sized(runs, payload_bytes), 32)
 
 
 def fu_window_loss(runs: "pd.DataFrame", window: int) -> Estimate:
@@ -168,14 +165,6 @@ def fu_window_loss(runs: "pd.DataFrame", window: int) -> Estimate:
     if other.n == 0:
         raise SpecError(f"no runs at {WIN} = {window}")
     return chain_relative_loss(best, other)
-
-
-fu_window_best_576 = register("check", name="fu_window_best_576")(_best_window_for(576))
-fu_window_best_1024 = register("check", name="fu_window_best_1024")(_best_window_for(1024))
-fu_window_best_1460 = register("check", name="fu_window_best_1460")(_best_window_for(1460))
-fu_window_loss32_576 = register("check", name="fu_window_loss32_576")(_loss_at_32_for(576))
-fu_window_loss32_1024 = register("check", name="fu_window_loss32_1024")(_loss_at_32_for(1024))
-fu_window_loss32_1460 = register("check", name="fu_window_loss32_1460")(_loss_at_32_for(1460))
 
 
 def _style(ax: Any, xlabel: str, ylabel: str, title: str | None = None) -> None:

@@ -19,7 +19,7 @@ gain, ``rts_collisions`` the RTS-collision change), ``ldm_jain_goodput``, ``ldm_
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
 from ...plotting import new_figure
@@ -521,31 +521,32 @@ def ldm_marks_as_printed(ctx: "Context", runs: "pd.DataFrame", point: Mapping[st
     return float(sum(a == b for a, b in zip(got, PAPER_SIGNS[against][category], strict=True)))
 
 
-def _max_cut(ref: str, col: str, ldm: str = "ldm-oracle") -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        df = ldm_frame(ctx.runs)
-        cuts = []
-        for count in (1, 3):
-            for h in (7, 15, 24):
-                g = df[(df[HOPS] == h) & (df[COUNT] == count)] if COUNT in df.columns else df[df[HOPS] == h]
-                a, b = mean_ci(g[g["scheme"] == ldm][col]).mean, mean_ci(g[g["scheme"] == ref][col]).mean
-                if a == a and b == b and b > 0:
-                    cuts.append(100 * (1 - a / b))
-        if not cuts:
-            raise SpecError(f"no cells with both LDM and {LABEL[ref]} runs")
-        return Estimate(max(cuts), math.nan, len(cuts), math.nan)
-
-    check.__doc__ = (f"Largest reduction (%) of {col} by LDM (oracle) against {LABEL[ref]} over the six cells "
-                     "(1 and 3 flows, 7/15/24 hops; means over seeds).")
-    return check
+#: the quantities whose reduction by LDM Lee §V sums up
+_CUT_OF = {"rtt": "rtt_ms", "loss": "loss"}
 
 
-#: Lee §V's summary: "up to a 57.6% reduction" of RTT and "up to a 59.5% reduction" of loss
-#: against regular TCP; "up to a 67.2% reduction" and "up to a 33.8% reduction" against pacing
-ldm_rtt_cut_vs_regular = register("check", name="ldm_rtt_cut_vs_regular")(_max_cut("regular", "rtt_ms"))
-ldm_loss_cut_vs_regular = register("check", name="ldm_loss_cut_vs_regular")(_max_cut("regular", "loss"))
-ldm_rtt_cut_vs_pacing = register("check", name="ldm_rtt_cut_vs_pacing")(_max_cut("pacing", "rtt_ms"))
-ldm_loss_cut_vs_pacing = register("check", name="ldm_loss_cut_vs_pacing")(_max_cut("pacing", "loss"))
+@register("check")
+def ldm_max_cut(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, of: str, against: str) -> Estimate:
+    """Largest reduction (%) of ``of`` (rtt or loss) by LDM (oracle) against the scheme ``against``
+    (regular or pacing) over the six cells (1 and 3 flows, 7/15/24 hops; means over seeds).
+    Lee §V's summary: "up to a 57.6% reduction" of RTT and "up to a 59.5% reduction" of loss against
+    regular TCP; "up to a 67.2% reduction" and "up to a 33.8% reduction" against pacing."""
+    if of not in _CUT_OF:
+        raise SpecError(f"of = {of!r}; allowed: {', '.join(_CUT_OF)}")
+    if against not in ("regular", "pacing"):
+        raise SpecError(f"against = {against!r}; allowed: regular, pacing")
+    col, ldm = _CUT_OF[of], "ldm-oracle"
+    df = ldm_frame(ctx.runs)
+    cuts = []
+    for count in (1, 3):
+        for h in (7, 15, 24):
+            g = df[(df[HOPS] == h) & (df[COUNT] == count)] if COUNT in df.columns else df[df[HOPS] == h]
+            a, b = mean_ci(g[g["scheme"] == ldm][col]).mean, mean_ci(g[g["scheme"] == against][col]).mean
+            if a == a and b == b and b > 0:
+                cuts.append(100 * (1 - a / b))
+    if not cuts:
+        raise SpecError(f"no cells with both LDM and {LABEL[against]} runs")
+    return Estimate(max(cuts), math.nan, len(cuts), math.nan)
 
 
 @register("values")
