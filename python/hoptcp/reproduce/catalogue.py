@@ -2,7 +2,9 @@
 
 An entry names the paper and figure, a base scenario (a file under the package's
 ``scenarios/`` folder, or an inline table), the sweep to run (with a smaller
-``[quick]`` variant for CI), the claims to check and the figures to draw.
+``[quick]`` variant for CI; its values written with the point generators of
+:mod:`.points`), the claims to check and the figures to draw, which name functions of
+:mod:`.registry`; its texts quote numbers through the placeholders of :mod:`.texts`.
 """
 
 from __future__ import annotations
