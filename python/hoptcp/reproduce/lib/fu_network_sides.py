@@ -416,6 +416,30 @@ def _case_rows(df: "pd.DataFrame", cid: str, windows: Sequence[int] | None = Non
     return sel
 
 
+def _stop_and_wait_bound(ctx: "Context", hops: int) -> dict[str, float]:
+    """What one TCP segment in flight allows on ``hops`` hops with the scenario's MAC timing: per hop
+    one DATA exchange and one TCP ACK exchange, each a saturation cycle of the core's single-hop model."""
+    from ...models import model
+    from ..checks import _DATA_OVERHEAD, _UDP_IP_BYTES
+
+    r = ctx.resolved(ctx.points[0])
+    radio, mac = r["radio"], r["mac"]
+    fmt = mac.get("frame_format", "ns2")
+    payload = int(r["tcp"]["payload_bytes"])
+
+    def cycle_s(ip_bytes: int) -> float:
+        frame = ip_bytes + _DATA_OVERHEAD.get(fmt, 34)
+        access = "rts_cts" if frame >= int(mac.get("rts_threshold_bytes", 0)) else "basic"
+        got = model("single_hop", payload_bytes=ip_bytes - _UDP_IP_BYTES, distance_m=1.0, standard=radio["standard"],
+                    data_rate_mbps=radio["data_rate_mbps"], basic_rate_mbps=radio["basic_rate_mbps"],
+                    frame_format=fmt, access=access)
+        return float(got["cycle_s"])
+
+    per_hop = cycle_s(payload + 40) + cycle_s(40)  # TCP/IP headers: 40 bytes
+    return {"segment_bytes": payload, "hop_exchange_ms": 1e3 * per_hop,
+            "maxwin1_kbps": payload * 8 / (hops * per_hop) / 1e3}
+
+
 @register("values")
 def net_topologies_values(ctx: "Context") -> dict[str, Any]:
     """Numbers quoted in fu-topologies' notes: the main sweep per case beside Table 2, every
@@ -484,6 +508,9 @@ def net_topologies_values(ctx: "Context") -> dict[str, Any]:
         rand.append(f"| {label} | {_fmt(s['best'])} | {s['best_w']} | {_fmt(s['t32'])} | {_fmt(s['loss'], '.1f')} | "
                     f"{n_one:.1f} | {_fmt(out[f'{key}_one_hop_share'], '.0f')}% |")
     out["random_table"] = "\n".join(rand)
+    bound = _stop_and_wait_bound(ctx, 12)
+    out.update({f"sw12_{k}": v for k, v in bound.items()})
+    out["sw12_eight_flows_kbps"] = 8 * bound["maxwin1_kbps"]
     out["runs"] = len(main)
     out["wall_s"] = float(main["wall_time_s"].sum()) if "wall_time_s" in main.columns else math.nan
     random_wall = float(_case_rows(main, "random20")["wall_time_s"].sum()) if "wall_time_s" in main.columns else math.nan
