@@ -67,6 +67,66 @@ def flatten_metrics(raw: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: The long format of metrics, declared once: one row per value. ``run`` numbers the runs of a
+#: frame (the row index of a sweep's frame, or 0 for one :class:`RunResult`); ``flow`` and ``node``
+#: are ids (``<NA>`` for a metric of the whole run); ``metric`` is the name without its id
+#: (``goodput_bps``; ``drops.total`` for a run's).
+LONG_COLUMNS = ("run", "flow", "node", "metric", "value")
+#: the per-id scopes of :func:`flatten_metrics` names (``flow.<id>.<metric>``, ``node.<id>.<metric>``)
+ID_SCOPES = ("flow", "node")
+
+
+def split_metric(name: str) -> tuple[str | None, int | None, str]:
+    """The scope, id and metric of a flat name: ``flow.3.goodput_bps`` -> ("flow", 3, "goodput_bps"),
+    ``drops.total`` -> (None, None, "drops.total"). The one place dotted names are read back."""
+    scope, _, rest = name.partition(".")
+    ident, _, metric = rest.partition(".")
+    if scope in ID_SCOPES and ident.isdigit() and metric:
+        return scope, int(ident), metric
+    return None, None, name
+
+
+def per_id(runs: "pd.DataFrame | Mapping[str, Any]", scope: str, metric: str) -> dict[int, str]:
+    """The flat names of ``metric`` for each id of ``scope`` in a frame's columns (or a row's keys),
+    in the order they come: ``per_id(df, "node", "queue_avg")`` -> {0: "node.0.queue_avg", ...}."""
+    out: dict[int, str] = {}
+    for name in (runs.columns if hasattr(runs, "columns") else runs.keys()):
+        if isinstance(name, str):
+            sc, ident, m = split_metric(name)
+            if sc == scope and m == metric and ident is not None:
+                out[ident] = name
+    return out
+
+
+def id_table(runs: "pd.DataFrame", scope: str, metric: str) -> "pd.DataFrame":
+    """``metric`` of every ``scope`` id, one column per id (named by the id), one row per run."""
+    cols = per_id(runs, scope, metric)
+    return runs[list(cols.values())].set_axis(list(cols), axis=1)
+
+
+def long_frame(runs: "pd.DataFrame", metrics: Sequence[str] | None = None) -> "pd.DataFrame":
+    """A frame of runs (one row per run, flat metric columns) in the long format of
+    :data:`LONG_COLUMNS`; ``metrics`` chooses the columns (default: ``runs.attrs["metrics"]``, else
+    every column whose values are numbers). Missing values are left out."""
+    import pandas as pd
+
+    names = list(metrics if metrics is not None else runs.attrs.get("metrics") or
+                 [c for c in runs.columns if pd.api.types.is_numeric_dtype(runs[c]) and c != "seed"])
+    parts = []
+    for name in names:
+        scope, ident, metric = split_metric(name)
+        col = runs[name].reset_index(drop=True)
+        keep = col.notna()
+        n = int(keep.sum())
+        parts.append(pd.DataFrame({
+            "run": col.index[keep], "flow": pd.array([ident if scope == "flow" else None] * n, dtype="Int64"),
+            "node": pd.array([ident if scope == "node" else None] * n, dtype="Int64"),
+            "metric": [metric] * n, "value": col[keep].astype(float).to_numpy()}))
+    if not parts:
+        return pd.DataFrame({c: [] for c in LONG_COLUMNS})
+    return pd.concat(parts, ignore_index=True)[list(LONG_COLUMNS)]
+
+
 class RunResult:
     """One simulation run. ``raw`` is the core's JSON as a dict."""
 
@@ -114,6 +174,14 @@ class RunResult:
     def metrics(self) -> dict[str, Any]:
         """Flat dict of every scalar metric (``flow.0.goodput_bps``, ``drops.ttl``, ...)."""
         return flatten_metrics(self.raw)
+
+    @property
+    def long(self) -> "pd.DataFrame":
+        """Every numeric metric of the run in the long format (:data:`LONG_COLUMNS`, ``run`` = 0)."""
+        import pandas as pd
+
+        flat = {k: v for k, v in self.metrics().items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return long_frame(pd.DataFrame([flat]), list(flat))
 
     # --- tables -----------------------------------------------------------------
     @property

@@ -110,13 +110,16 @@ def scenario_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def lib(monkeypatch):
-    """A module of reproduction-entry functions the registry finds as if it were in
-    hoptcp.reproduce.lib (tests attach their check, evidence and values functions to it)."""
-    import types
-
+    """Reproduction-entry functions for one test: a function set as an attribute
+    (``lib.name = fn``) is registered under its attribute name for every kind until the test ends."""
     from hoptcp.reproduce import registry
 
-    mod = types.ModuleType("test_entry_functions")
-    real = registry._lib_modules()
-    monkeypatch.setattr(registry, "_lib_modules", lambda: (*real, mod))
-    return mod
+    registry.registered("check")  # load the real modules first
+
+    class TestFunctions:
+        def __setattr__(self, name, fn):
+            for kind in registry.KINDS:
+                monkeypatch.setitem(registry._FUNCTIONS[kind], name, fn)
+            object.__setattr__(self, name, fn)
+
+    return TestFunctions()

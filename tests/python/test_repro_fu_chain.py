@@ -127,11 +127,11 @@ def test_relative_loss_and_window_checks():
                     _window_runs({2: [300, 300, 300], 32: [150, 150, 150]}, size=576)])
     e = fc.fu_window_loss(df[df["tcp.payload_bytes"] == 1460], 32)
     assert e.mean == pytest.approx(10.0) and e.n == 3 and 0 < e.ci < 5
-    assert fc.fu_window_best_1460(None, df, {}).mean == 3
-    assert fc.fu_window_best_576(None, df, {}).mean == 2
-    assert fc.fu_window_loss32_576(None, df, {}).mean == pytest.approx(50.0)
+    assert fc.fu_window_best(None, df, {}, payload_bytes=1460).mean == 3
+    assert fc.fu_window_best(None, df, {}, payload_bytes=576).mean == 2
+    assert fc.fu_window_loss32(None, df, {}, payload_bytes=576).mean == pytest.approx(50.0)
     with pytest.raises(SpecError):
-        fc.fu_window_best_1024(None, df, {})
+        fc.fu_window_best(None, df, {}, payload_bytes=1024)
     no_spread = fc.chain_relative_loss(Estimate(100, 0, 1, math.nan), Estimate(90, 0, 1, math.nan))
     assert no_spread.mean == pytest.approx(10.0) and math.isnan(no_spread.ci)
 

@@ -126,10 +126,10 @@ def test_drop_shares_by_hand():
             rows.append({"mac.queue_limit": q, "flows.0.count": 1, "seed": seed, "drops.queue_overflow": ovf,
                          "drops.mac_rts_retry": cont, "drops.mac_data_retry": 0})
     runs = pd.DataFrame(rows)
-    share = fn.net_overflow_share_buffer_2_4(None, runs, {})
+    share = fn.net_drop_share(None, runs, {}, over="mac.queue_limit", lo=2, hi=4, of="overflow")
     assert share.mean == pytest.approx(150 / 200)
-    assert fn.net_contention_share_buffer_15_19(None, runs, {}).mean == pytest.approx(95 / 100)
-    assert fn.net_buffer_crossover(None, runs, {}).mean == pytest.approx(4 + (0.5 - 0.6) * 11 / (0 - 0.6))
+    assert fn.net_drop_share(None, runs, {}, over="mac.queue_limit", lo=15, hi=19, of="contention").mean == pytest.approx(95 / 100)
+    assert fn.net_drop_crossover(None, runs, {}, over="mac.queue_limit").mean == pytest.approx(4 + (0.5 - 0.6) * 11 / (0 - 0.6))
 
 
 # --- entries, end to end with the real core -------------------------------------------

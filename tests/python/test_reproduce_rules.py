@@ -23,6 +23,18 @@ def test_a_failing_range_reads_as_a_failure():
     assert rule.evaluate(4.0, None, None) == (True, "4 in [3, 5]")
 
 
+@pytest.mark.parametrize("text, value, ref, paper, expected", [
+    ("within 10% of paper", 112.0, None, 100.0, (False, "+12.00%, beyond ±10%")),
+    ("within 10% of paper", 95.0, None, 100.0, (True, "-5.00%")),
+    ("within 0.5 of reference", 2.75, 2.0, None, (False, "+0.75, beyond ±0.5")),
+    ("at least 5", 3.0, None, None, (False, "-2, below 5")),
+    ("at most reference", 1.25, 1.0, None, (False, "+0.25, above 1")),
+    ("at most 1", 0.5, None, None, (True, "-0.5")),
+])
+def test_a_failing_deviation_says_what_it_breaks(text, value, ref, paper, expected):
+    assert Rule.parse(text).evaluate(value, ref, paper) == expected
+
+
 def test_seed_range_places_the_paper_number_among_the_seeds():
     rule = Rule.parse("within seed range")
     assert rule.per_seed and rule.two_sided
@@ -76,7 +88,7 @@ def test_parameterised_check_references(fake_core, lib, tmp_path):
     rep = reproduce(e, tmp_path / "o", store=tmp_path / "r.db", progress=False)
     assert rep.claims[0].verdict == "pass" and "check `scaled` (factor = 0.0)" in rep.report.read_text()
     for bad, fragment in (({"fn": "scaled", "factr": 1}, "check 'scaled' with factr: "),
-                          ({"fn": "nope"}, "check = 'nope': no such function"),
+                          ({"fn": "nope"}, "check = 'nope': no check function registered as 'nope'"),
                           ({"factor": 1}, "expected a function name or a table")):
         with pytest.raises(SpecError, match=fragment):
             parse_entry({**BASE, "claims": [{**c, "check": bad}]})

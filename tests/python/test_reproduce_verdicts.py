@@ -66,7 +66,7 @@ def test_the_printed_number_must_pass_its_own_rule(rule, ok):
     ({"values": "nope"}, "values = 'nope'"),
     ({"values": 3}, "values must be a function name or a list"),
     ({"notes": "lost {loss:.1f}%"}, "notes has placeholders ({loss}) but the entry names no 'values'"),
-    ({"claims": [claim(known_difference="{a.b}")]}, "placeholder {a.b}: a placeholder is a plain name"),
+    ({"claims": [claim(known_difference="{a.b}")]}, "placeholder {a.b}: write a plain name such as {loss_pct}"),
     ({"notes": "a } b"}, "Single '}' encountered"),
 ])
 def test_bad_side_sweeps_evidence_and_texts(change, fragment):

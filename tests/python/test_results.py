@@ -60,3 +60,37 @@ def test_run_result_from_json_text(fake_core, scenario_file):
     r = hoptcp.run(scenario_file)
     assert RunResult(r.to_json()).raw == r.raw
     assert "phy.frames_captured" in r.metrics()
+
+
+def test_split_metric_reads_ids_back_in_one_place():
+    from hoptcp.results import split_metric
+
+    assert split_metric("flow.3.goodput_bps") == ("flow", 3, "goodput_bps")
+    assert split_metric("node.12.drops.mac_rts_retry") == ("node", 12, "drops.mac_rts_retry")
+    assert split_metric("drops.by_kind.tcp_data.ttl") == (None, None, "drops.by_kind.tcp_data.ttl")
+    assert split_metric("flow.x.goodput_bps") == (None, None, "flow.x.goodput_bps")  # not an id
+    assert split_metric("flows") == (None, None, "flows")
+
+
+def test_long_format_of_a_run_and_of_a_frame():
+    import pandas as pd
+
+    from hoptcp.results import LONG_COLUMNS, id_table, long_frame, per_id
+
+    long = RunResult(RAW).long
+    assert tuple(long.columns) == LONG_COLUMNS
+    row = long[(long["flow"] == 1) & (long["metric"] == "goodput_bps")]
+    assert row["value"].tolist() == [4000.0] and row["node"].isna().all() and row["run"].tolist() == [0]
+    assert long[(long["node"] == 0) & (long["metric"] == "brand_new_counter")]["value"].tolist() == [7.0]
+    assert long[long["metric"] == "drops.by_kind.tcp_data.queue_overflow"]["value"].tolist() == [2.0]
+    assert not ((long["metric"] == "avg_rtt_s") & (long["flow"] == 0)).any()  # None is no value
+    # a sweep's frame: ids per run, missing values left out, columns in the frame's order
+    df = pd.DataFrame({"seed": [1, 2], "node.10.queue_avg": [1.0, None], "node.2.queue_avg": [0.5, 0.25],
+                       "node.2.queue_max": [3, 4], "aggregate_goodput_bps": [10.0, 20.0]})
+    assert per_id(df, "node", "queue_avg") == {10: "node.10.queue_avg", 2: "node.2.queue_avg"}
+    assert id_table(df, "node", "queue_avg").columns.tolist() == [10, 2]
+    lf = long_frame(df, ["node.10.queue_avg", "node.2.queue_avg", "aggregate_goodput_bps"])
+    assert lf[lf["node"] == 10][["run", "value"]].values.tolist() == [[0, 1.0]]
+    assert lf[lf["node"] == 2]["value"].tolist() == [0.5, 0.25]
+    assert lf[lf["metric"] == "aggregate_goodput_bps"]["flow"].isna().all()
+    assert lf.pivot_table(index="run", columns="node", values="value", aggfunc="sum").loc[1, 2] == 0.25

@@ -11,8 +11,10 @@ from typing import Any, Mapping
 
 from ..errors import SpecError
 from ..scenario import Scenario
+from .registry import register
 
 
+@register("derive")
 def flow_per_leaf(params: Mapping[str, Any], base: Scenario) -> dict[str, Any]:
     """Star topology: copy the scenario's first flow once per leaf (src = leaf 1..n).
 

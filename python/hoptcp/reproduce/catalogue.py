@@ -2,14 +2,15 @@
 
 An entry names the paper and figure, a base scenario (a file under the package's
 ``scenarios/`` folder, or an inline table), the sweep to run (with a smaller
-``[quick]`` variant for CI), the claims to check and the figures to draw.
+``[quick]`` variant for CI; its values written with the point generators of
+:mod:`.points`), the claims to check and the figures to draw, which name functions of
+:mod:`.registry`; its texts quote numbers through the placeholders of :mod:`.texts`.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import string
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -19,6 +20,8 @@ from .. import _toml
 from ..errors import SpecError
 from ..scenario import Scenario
 from ..sweep import SweepSpec
+from .points import expand_table
+from .texts import check_text
 
 ENTRY_KEYS = {"id", "title", "paper", "citation", "figure", "table", "description", "scenario", "derive",
               "metrics", "notes", "values", "sweep", "quick", "side", "claims", "figures"}
@@ -32,9 +35,6 @@ CLAIM_KEYS = {"unspecified", "name", "paper", "paper_value", "paper_by", "paper_
 #: requirement of this project's own issues
 CLAIM_KINDS = {"paper": "paper claim", "side": "side experiment", "duplicate": "duplicate",
                "project": "this project's requirement"}
-#: placeholders every text may use without a values function: ``{run}`` is "5 seeds × 300 s"
-#: (full) or "quick: 2 seeds × 100 s"
-BUILTIN_VALUES = {"run"}
 FIGURE_KEYS_REQUIRED = {"function", "file"}
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -120,15 +120,18 @@ class Rule:
             return None, f"no {self.target} value"
         target = float(target)
         diff = value - target
+        # a failing deviation says what it breaks, so it does not read as a number that passed
         if self.kind == "rel":
             rel = diff / abs(target) if target else math.inf
-            return abs(rel) <= self.a / 100, f"{rel:+.2%}"
+            ok = abs(rel) <= self.a / 100
+            return ok, f"{rel:+.2%}" + ("" if ok else f", beyond ±{self.a:g}%")
         shown = f"{diff * scale:+.4g}{u}"
         if self.kind == "abs":
-            return abs(diff) <= self.a, shown
-        if self.kind == "min":
-            return value >= target, shown
-        return value <= target, shown
+            ok = abs(diff) <= self.a
+            return ok, shown + ("" if ok else f", beyond ±{self.a * scale:g}{u}")
+        ok = value >= target if self.kind == "min" else value <= target
+        bound = f"{'below' if self.kind == 'min' else 'above'} {target * scale:.4g}{u}"
+        return ok, shown + ("" if ok else f", {bound}")
 
 
 def _target(s: str) -> str | float:
@@ -163,10 +166,10 @@ class Claim:
     paper: str
     rule: Rule
     value: str | None = None  # a metric aggregated over runs (mean ± CI) ...
-    check: str | None = None  # ... or a function in checks.py
+    check: str | None = None  # ... or a registered check function
     #: the keyword arguments of a parameterised check (``check = { fn = "...", arg = ... }``)
     check_args: Mapping[str, Any] = field(default_factory=dict)
-    reference: str | None = None  # a function in checks.py giving the reference value per point
+    reference: str | None = None  # a registered function giving the reference value per point
     paper_value: float | None = None
     #: per-point printed numbers: the value of sweep parameter ``paper_by`` -> the paper's number
     paper_by: str | None = None
@@ -241,10 +244,16 @@ class SideSweep:
 
 def _build_spec(scenario: Scenario, sweep: Mapping[str, Any], quick_table: Mapping[str, Any], quick: bool,
                 name: str, where: str, description: str) -> SweepSpec:
-    """The sweep of an entry (or a side sweep), with the ``quick`` overrides applied when asked."""
-    s = dict(sweep)
+    """The sweep of an entry (or a side sweep), with the ``quick`` overrides applied when asked.
+    Point generators (:mod:`.points`) are expanded first, so quick's keys replace expanded lists."""
+    label = f"{where}{' [quick]' if quick else ''}"
+    try:
+        s = {**sweep, **{k: expand_table(k, sweep[k]) for k in ("grid", "zip") if k in sweep}}
+        q = {**quick_table, **{k: expand_table(f"quick.{k}", quick_table[k]) for k in ("grid", "zip")
+                               if k in quick_table}}
+    except SpecError as exc:
+        raise SpecError(f"{label}: {exc}") from None
     if quick:
-        q = dict(quick_table)
         if "seeds" in q or "replications" in q:
             s.pop("seeds", None)
             s.pop("replications", None)
@@ -260,7 +269,7 @@ def _build_spec(scenario: Scenario, sweep: Mapping[str, Any], quick_table: Mappi
                                zip=s.get("zip"), set=s.get("set"), seeds=s.get("seeds"),
                                replications=s.get("replications"), description=description)
     except SpecError as exc:
-        raise SpecError(f"{where}{' [quick]' if quick else ''}: {exc}") from None
+        raise SpecError(f"{label}: {exc}") from None
 
 
 def _derive_fn(name: str | None, base: Scenario) -> Callable[[Mapping[str, Any]], Mapping[str, Any]] | None:
@@ -365,7 +374,7 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
         cw = f"{where} claims[{i}]"
         _check_keys(cw, c, CLAIM_KEYS)
         if ("value" in c) == ("check" in c):
-            raise SpecError(f"{cw}: give exactly one of 'value' (a metric) or 'check' (a function in checks.py)")
+            raise SpecError(f"{cw}: give exactly one of 'value' (a metric) or 'check' (a registered check function)")
         check, check_args = _check_ref(cw, c.get("check"))
         for key in ("reference", "evidence"):
             if key in c:
@@ -403,7 +412,7 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
             raise SpecError(f"{cw}: rule '{rule.text}' compares with the paper, but no 'paper_value' "
                             "(or 'paper_by' + 'paper_values') is given")
         if "known_difference" in c:
-            _check_text(cw, "known_difference", c["known_difference"], values)
+            check_text(cw, "known_difference", c["known_difference"], values)
         unspecified = _unspecified(cw, c.get("unspecified"))
         claim = Claim(
             name=_need(cw, c, "name", str), paper=_need(cw, c, "paper", str), rule=rule, value=c.get("value"),
@@ -420,12 +429,13 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
         for k in FIGURE_KEYS_REQUIRED:
             _need(fw, f, k, str)
         _function(fw, "function", f["function"], "figure")
+        check_text(fw, "caption", f.get("caption", ""), values)
         opts = {k: v for k, v in f.items() if k not in ("function", "file", "caption")}
         figs.append(FigureSpec(f["function"], f["file"], f.get("caption", ""), opts))
     where_txt = " / ".join(str(doc[k]) for k in ("figure", "table") if k in doc) or "-"
     metrics = doc.get("metrics")
     notes = doc.get("notes", "").strip()
-    _check_text(where, "notes", notes, values)
+    check_text(where, "notes", notes, values)
     entry = Entry(
         id=eid, title=_need(where, doc, "title", str), paper=_need(where, doc, "paper", str),
         citation=doc.get("citation", ""), where=where_txt, description=doc.get("description", "").strip(),
@@ -450,11 +460,10 @@ def _scenario(where: str, sc: Any, name: str) -> tuple[Scenario, str]:
 
 
 def _function(where: str, key: str, name: Any, kind: str) -> None:
-    from .registry import find, home
+    from .registry import find, unknown
 
     if not isinstance(name, str) or find(kind, name) is None:
-        raise SpecError(f"{where}: {key} = {name!r}: no such function in hoptcp.reproduce.{home(kind)} "
-                        "or hoptcp.reproduce.lib")
+        raise SpecError(f"{where}: {key} = {name!r}: {unknown(kind, name)}")
 
 
 def _unspecified(where: str, doc: Any) -> Unspecified | None:
@@ -537,43 +546,6 @@ def _check_rule_against_print(where: str, claim: Claim) -> None:
     for p in printed:
         if rule.evaluate(p, None, p)[0] is not True:
             raise SpecError(f"{where}: rule '{rule.text}' does not accept the paper's own number {p:g}")
-
-
-_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def placeholders(where: str, text: str) -> list[str]:
-    """The ``{name}`` / ``{name:format}`` placeholders of a text (``{{`` and ``}}`` are literal braces)."""
-    try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
-    except ValueError as exc:
-        raise SpecError(f"{where}: {exc} (placeholders are {{name}} or {{name:.3g}}; write {{{{ and }}}} for "
-                        "literal braces)") from None
-    for f in fields:
-        if not _FIELD.fullmatch(f):
-            raise SpecError(f"{where}: placeholder {{{f}}}: a placeholder is a plain name such as {{loss_pct}} "
-                            "or {loss_pct:.1f}")
-    return fields
-
-
-def _check_text(where: str, key: str, text: Any, values: list[str]) -> None:
-    if not isinstance(text, str):
-        raise SpecError(f"{where}: {key} must be a string, got {text!r}")
-    fields = [f for f in placeholders(f"{where} {key}", text) if f not in BUILTIN_VALUES]
-    if fields and not values:
-        raise SpecError(f"{where}: {key} has placeholders ({', '.join('{' + f + '}' for f in fields)}) but the "
-                        "entry names no 'values' function to fill them")
-
-
-def render(text: str, values: Mapping[str, Any], where: str) -> str:
-    """Fill a text's placeholders with generated values."""
-    try:
-        return text.format_map(values)
-    except KeyError as exc:
-        raise SpecError(f"{where}: no value named {exc.args[0]!r} for the placeholder; the entry's values "
-                        f"functions give: {', '.join(sorted(values)) or 'nothing'}") from None
-    except (ValueError, TypeError) as exc:
-        raise SpecError(f"{where}: {exc}") from None
 
 
 def load_entry(path: str | Path) -> Entry:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ..errors import SpecError
 from ..models import model
 from ..stats import Estimate
+from .registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -57,6 +58,7 @@ def _udp_payload(resolved: Mapping[str, Any]) -> int:
     return int(flows[0]["packet_bytes"])
 
 
+@register("reference")
 def single_hop_model(ctx: "Context", point: Mapping[str, Any]) -> float:
     """Saturation goodput of one sender to one receiver, from ``_core.model("single_hop")``."""
     r = ctx.resolved(point)
@@ -64,6 +66,7 @@ def single_hop_model(ctx: "Context", point: Mapping[str, Any]) -> float:
     return _goodput("single_hop", model("single_hop", payload_bytes=_udp_payload(r), distance_m=dist, **mac_params(r)))
 
 
+@register("reference")
 def bianchi_model(ctx: "Context", point: Mapping[str, Any]) -> float:
     """Aggregate saturation goodput of n contending senders, from ``_core.model("bianchi")``."""
     r = ctx.resolved(point)
@@ -92,6 +95,7 @@ def _where(runs: "pd.DataFrame", where: Mapping[str, Any] | None) -> "pd.DataFra
     return runs
 
 
+@register("check")
 def smallest_near_best(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, by: str, metric: str,
                        within_pct: float, where: Mapping[str, Any] | None = None) -> Estimate:
     """The smallest setting of sweep parameter ``by`` whose mean ``metric`` is within ``within_pct``

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import SpecError
 from ..plotting import new_figure
+from .registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -53,6 +54,7 @@ def _sim_vs_reference(claim: "ClaimResult", x: str, opts: Mapping[str, Any]) -> 
     return fig
 
 
+@register("figure")
 def bianchi_throughput_vs_n(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Bianchi (2000), Fig. 6 style: saturation throughput against the number of stations."""
     claim = claims[opts.get("claim", next(iter(claims)))]

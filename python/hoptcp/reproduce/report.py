@@ -20,8 +20,9 @@ from ..store import DEFAULT_STORE, select_metrics
 from ..sweep import SweepSpec, run_sweep
 from . import ns2_results
 from .agreement import Agreement, bootstrap, margin_for, tost
-from .catalogue import CLAIM_KINDS, Claim, Entry, SideSweep, catalogue, get_entry, render
+from .catalogue import CLAIM_KINDS, Claim, Entry, SideSweep, catalogue, get_entry
 from .registry import need, where
+from .texts import render
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -378,7 +379,8 @@ def run_text(ctx: Context) -> str:
         dur = ctx.spec.set.get("duration_s", ctx.spec.scenario.document.get("duration_s"))
         durs = {dur} if dur is not None else set()
     d = " / ".join(f"{float(x):g} s" for x in sorted(durs)) if durs else "? s"
-    return f"{'quick: ' if ctx.quick else ''}{len(list(seeds))} seeds × {d}"
+    n = len(list(seeds))
+    return f"{'quick: ' if ctx.quick else ''}{n} seed{'' if n == 1 else 's'} × {d}"
 
 
 def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
@@ -430,6 +432,15 @@ def _run(entry: Entry, spec: SweepSpec, derive: Callable[[Mapping[str, Any]], Ma
          quick: bool, name: str | None, kw: Mapping[str, Any]) -> Context:
     runs = run_sweep(spec, derive=derive, **kw)
     return Context(entry, spec, runs, derive, quick, name)
+
+
+def text_scenario(ctx: Context) -> Callable[[], Mapping[str, Any]]:
+    """For ``{scenario.KEY}`` in the texts: the scenario the main sweep starts from (its [set] applied)."""
+    def resolved() -> Mapping[str, Any]:
+        if "text_scenario" not in ctx.cache:
+            ctx.cache["text_scenario"] = ctx.spec.scenario.with_overrides(ctx.spec.set).resolved()
+        return ctx.cache["text_scenario"]
+    return resolved
 
 
 def entry_values(entry: Entry, ctx: Context) -> dict[str, Any]:
@@ -521,16 +532,17 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
 
     L += ["", "## Claims"]
     for c in claims:
-        L += _claim_md(c, values, entry.id, ctx.ns2 is not None)
+        L += _claim_md(c, values, entry.id, ctx.ns2 is not None, text_scenario(ctx))
 
     if figures:
         L += ["", "## Figures"]
         for f, spec_f in zip(figures, entry.figures):
-            caption = render(spec_f.caption, values, f"entry '{entry.id}' figure {spec_f.file} caption")
+            caption = render(spec_f.caption, values, f"entry '{entry.id}' figure {spec_f.file} caption",
+                             text_scenario(ctx))
             L += ["", f"![{caption or f.stem}]({f.name})"]
             if caption:
                 L += ["", f"*{caption}*"]
-    notes = render(entry.notes, values, f"entry '{entry.id}' notes") if entry.notes else ""
+    notes = render(entry.notes, values, f"entry '{entry.id}' notes", text_scenario(ctx)) if entry.notes else ""
     L += ["", "## Notes", "", notes or "No known differences recorded for this entry."]
     L += ["", VERDICT_LEGEND + " Per-run numbers are in `results.csv`"
           + (" and `side-NAME.csv`." if entry.sides else "."), ""]
@@ -627,7 +639,8 @@ def _claim_columns(c: ClaimResult, with_ns2: bool) -> list[tuple[str, Callable[[
     ]
 
 
-def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2: bool = False) -> list[str]:
+def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2: bool = False,
+              scenario: Callable[[], Mapping[str, Any]] | None = None) -> list[str]:
     cl = c.claim
     kind = "" if cl.counted else f" ({CLAIM_KINDS[cl.kind]}, not counted in the paper tallies)"
     L = ["", f"### {cl.name}: {c.verdict}{kind}", ""]
@@ -642,7 +655,8 @@ def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2
     L += ["", "| " + " | ".join(h for h, _ in cols) + " |", "|" + "---|" * len(cols)]
     L += ["| " + " | ".join(cell(r) for _, cell in cols) + " |" for r in c.rows]
     if cl.known_difference:
-        text = render(cl.known_difference, values, f"entry '{entry_id}' claim '{cl.name}' known_difference")
+        text = render(cl.known_difference, values, f"entry '{entry_id}' claim '{cl.name}' known_difference",
+                      scenario)
         L += ["", f"Known difference: {text}"]
     L += _evidence_md(c)
     tested = [r for r in c.rows if r.agreement is not None]

@@ -3,19 +3,21 @@
 
 Every function that works on runs takes a plain DataFrame (one row per run, the
 sweep parameters and the flat metrics as columns), so it can be tested with
-hand-made frames. Names start with ``chain_`` or ``fu_`` (the registry looks them
-up by name across all lib modules).
+hand-made frames. Names start with ``chain_`` or ``fu_``; entry functions register with
+``@register`` (:mod:`hoptcp.reproduce.registry`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
 from ...models import model
 from ...plotting import new_figure
+from ...results import per_id
 from ...stats import Estimate, mean_ci
+from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -46,11 +48,13 @@ def _hops(params: Mapping[str, Any], base: Any) -> int:
     return h
 
 
+@register("derive")
 def chain_flow_to_end(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """The first flow runs from node 0 to the last node of the chain (node ``hops``)."""
     return {"flows.0.src": 0, "flows.0.dst": _hops(params, base)}
 
 
+@register("derive")
 def fu_linkdrop_flow(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """The flows of a ``fu-linkdrop`` point, chosen by ``flows.0.transport`` and ``flows.0.dst``.
 
@@ -133,27 +137,24 @@ def chain_spearman(x: Sequence[float], y: Sequence[float]) -> float:
 
 # --- fu-window ---------------------------------------------------------------------------
 
-def _best_window_for(size: int) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        sub = runs[runs[SIZE] == size] if SIZE in runs.columns else runs
-        if sub.empty:
-            raise SpecError(f"no runs with {SIZE} = {size}")
-        w, _, _ = chain_best(sub)
-        return Estimate(float(w), math.nan, int(sub["seed"].nunique()), math.nan)
-
-    check.__doc__ = f"MaxWin with the highest mean goodput, {size}-byte segments."
-    check.__name__ = f"fu_window_best_{size}"
-    return check
+def _sized(runs: "pd.DataFrame", payload_bytes: int) -> "pd.DataFrame":
+    return runs[runs[SIZE] == payload_bytes] if SIZE in runs.columns else runs
 
 
-def _loss_at_32_for(size: int) -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        sub = runs[runs[SIZE] == size] if SIZE in runs.columns else runs
-        return fu_window_loss(sub, 32)
+@register("check")
+def fu_window_best(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, payload_bytes: int) -> Estimate:
+    """MaxWin with the highest mean goodput, one segment size."""
+    sub = _sized(runs, payload_bytes)
+    if sub.empty:
+        raise SpecError(f"no runs with {SIZE} = {payload_bytes}")
+    w, _, _ = chain_best(sub)
+    return Estimate(float(w), math.nan, int(sub["seed"].nunique()), math.nan)
 
-    check.__doc__ = f"Goodput at MaxWin 32 below the best MaxWin, in % of the best ({size}-byte segments)."
-    check.__name__ = f"fu_window_loss32_{size}"
-    return check
+
+@register("check")
+def fu_window_loss32(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, payload_bytes: int) -> Estimate:
+    """Goodput at MaxWin 32 below the best MaxWin, in % of the best, one segment size."""
+    return fu_window_loss(_sized(runs, payload_bytes), 32)
 
 
 def fu_window_loss(runs: "pd.DataFrame", window: int) -> Estimate:
@@ -166,14 +167,6 @@ def fu_window_loss(runs: "pd.DataFrame", window: int) -> Estimate:
     return chain_relative_loss(best, other)
 
 
-fu_window_best_576 = _best_window_for(576)
-fu_window_best_1024 = _best_window_for(1024)
-fu_window_best_1460 = _best_window_for(1460)
-fu_window_loss32_576 = _loss_at_32_for(576)
-fu_window_loss32_1024 = _loss_at_32_for(1024)
-fu_window_loss32_1460 = _loss_at_32_for(1460)
-
-
 def _style(ax: Any, xlabel: str, ylabel: str, title: str | None = None) -> None:
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -182,6 +175,7 @@ def _style(ax: Any, xlabel: str, ylabel: str, title: str | None = None) -> None:
     ax.grid(True, alpha=0.3)
 
 
+@register("figure")
 def fu_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fu Fig. 2 (left): throughput (kb/s) against MaxWin, one line per packet size."""
     runs = ctx.runs
@@ -212,6 +206,7 @@ TRACED_WINDOW = "flow.0.avg_cwnd_traced"
 USABLE_WINDOW = "flow.0.avg_cwnd"
 
 
+@register("check")
 def fu_avgwin_over_wstar(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Average (traced) window at MaxWin 32 divided by W* of the formula (ceil(h/4), 2 on 7 hops)."""
     sel = runs[runs[WIN] == 32] if WIN in runs.columns else runs
@@ -223,6 +218,7 @@ def fu_avgwin_over_wstar(ctx: "Context", runs: "pd.DataFrame", point: Mapping[st
     return Estimate(e.mean / w, e.ci / w if e.ci == e.ci else e.ci, e.n, e.std / w if e.std == e.std else e.std)
 
 
+@register("figure")
 def fu_avgwin_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Average window against MaxWin: hoptcp's traced-cwnd average (mean, CI) and its usable
     window (fast-recovery inflation included), ns-2.35's traced cwnd_ where stored, and
@@ -283,12 +279,14 @@ def _wstar(runs: "pd.DataFrame") -> "pd.DataFrame":
     return t
 
 
+@register("check")
 def fu_wstar_max_dev(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Largest |W* − h/4| over all hop counts."""
     t = _wstar(runs)
     return Estimate(float(t["dev"].abs().max()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def fu_wstar_short_excess(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Mean of W* − h/4 over the short chains (h ≤ 8)."""
     t = _wstar(runs)
@@ -298,6 +296,7 @@ def fu_wstar_short_excess(ctx: "Context", runs: "pd.DataFrame", point: Mapping[s
     return Estimate(float(t["dev"].mean()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def fu_wstar_long_dev(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Mean of |W* − h/4| over the long chains (h > 20)."""
     t = _wstar(runs)
@@ -307,6 +306,7 @@ def fu_wstar_long_dev(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, 
     return Estimate(float(t["dev"].abs().mean()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def fu_wstar_h7(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """W* measured on the 7-hop chain."""
     t = _wstar(runs)
@@ -316,12 +316,14 @@ def fu_wstar_h7(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) 
     return Estimate(float(t["wstar"].iloc[0]), math.nan, 1, math.nan)
 
 
+@register("check")
 def fu_wstar_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Spearman rank correlation between hop count and the best throughput."""
     t = _wstar(runs)
     return Estimate(chain_spearman(t["hops"], t["best_bps"]), math.nan, len(t), math.nan)
 
 
+@register("figure")
 def fu_wstar_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fu Fig. 2 (middle, right): W* against hop count with h/4, and the best throughput."""
     t = _wstar(ctx.runs)
@@ -377,6 +379,7 @@ def chain_variant_table(runs: "pd.DataFrame") -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
+@register("check")
 def fu_vegas_short_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Vegas/NewReno goodput ratio farthest from 1 over the short chains (h ≤ 6)."""
     t = chain_variant_table(runs)
@@ -387,6 +390,7 @@ def fu_vegas_short_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[st
     return Estimate(float(t.at[i, "ratio"]), math.nan, len(t), math.nan)
 
 
+@register("check")
 def fu_vegas_long_deficit(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Mean over h ≥ 9 of Vegas's goodput deficit relative to NewReno, in %."""
     t = chain_variant_table(runs)
@@ -399,6 +403,7 @@ def fu_vegas_long_deficit(ctx: "Context", runs: "pd.DataFrame", point: Mapping[s
     return Estimate(float(sum(d) / len(d)), ci, len(d), math.nan)
 
 
+@register("check")
 def fu_vegas_window_16(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Vegas's average window on the 16-hop chain (MaxWin 32)."""
     sel = runs[(runs[HOPS] == 16) & (runs[VARIANT] == "vegas")]
@@ -409,6 +414,7 @@ def fu_vegas_window_16(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str,
     return mean_ci(sel[window_column(sel)])
 
 
+@register("figure")
 def fu_vegas_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Goodput and average window against hop count: NewReno, Vegas (MaxWin 32) and the
     side experiment NewReno clamped to MaxWin 3 and 4."""
@@ -438,13 +444,7 @@ def fu_vegas_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: M
 # --- fu-linkdrop -------------------------------------------------------------------------
 
 def _node_ids(row: Mapping[str, Any], suffix: str) -> list[int]:
-    ids = []
-    for k in row.keys():
-        if isinstance(k, str) and k.startswith("node.") and k.endswith("." + suffix):
-            mid = k[len("node."):-len(suffix) - 1]
-            if mid.isdigit():
-                ids.append(int(mid))
-    return sorted(ids)
+    return sorted(per_id(row, "node", suffix))
 
 
 def _sum_nodes(row: Mapping[str, Any], suffix: str) -> float:
@@ -549,16 +549,19 @@ def _at(runs: "pd.DataFrame", col: str, value: Any, what: str) -> Estimate:
     return mean_ci(chain_add_linkdrop(sel)[what])
 
 
+@register("check")
 def fu_linkdrop_tcp_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Contention drops per packet, TCP at MaxWin 2 (W* of the formula)."""
     return _at(_tcp(runs), WIN, 2, "drop_packet")
 
 
+@register("check")
 def fu_linkdrop_tcp_high(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Contention drops per packet, TCP at MaxWin 32."""
     return _at(_tcp(runs), WIN, 32, "drop_packet")
 
 
+@register("check")
 def fu_linkdrop_tcp_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Spearman rank correlation of MaxWin and the mean drop probability per packet (TCP)."""
     t = chain_means(chain_add_linkdrop(_tcp(runs)), WIN, "drop_packet")
@@ -595,6 +598,7 @@ def _udp_curve(runs: "pd.DataFrame", jitter: float = 0.5, one_hop: bool = False)
     return chain_means(chain_add_linkdrop(u), RATE, "drop_packet")
 
 
+@register("check")
 def fu_linkdrop_udp_saturation(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Saturated drop probability per packet (random CBR end to end): the fitted plateau;
     the CI is that of the runs above the second knee."""
@@ -606,6 +610,7 @@ def fu_linkdrop_udp_saturation(ctx: "Context", runs: "pd.DataFrame", point: Mapp
     return Estimate(s, e.ci, e.n, e.std)
 
 
+@register("check")
 def fu_linkdrop_udp_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Largest mean drop probability per packet below the first knee (random CBR end to end)."""
     t = _udp_curve(runs)
@@ -622,6 +627,7 @@ def _ramp(runs: "pd.DataFrame", one_hop: bool) -> Estimate:
     return Estimate(k2 / k1 if k1 > 0 else math.nan, math.nan, len(t), math.nan)
 
 
+@register("check")
 def fu_linkdrop_udp_ramp(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Second knee over first knee (fitted), random CBR end to end: 1 is a step."""
     return _ramp(runs, False)
@@ -640,11 +646,13 @@ def _sat_udp(runs: "pd.DataFrame", one_hop: bool = False) -> "pd.DataFrame":
     return u[u[RATE] >= k2]
 
 
+@register("check")
 def fu_linkdrop_sat_rts(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Measured drops per RTS initiation in the saturated region (random CBR end to end)."""
     return mean_ci(_sat_udp(runs)["drop_rts"])
 
 
+@register("check")
 def fu_linkdrop_1hop_sat_rts(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Measured drops per RTS initiation in the saturated region (one-hop CBR flows)."""
     return mean_ci(_sat_udp(runs, True)["drop_rts"])
@@ -666,6 +674,7 @@ def _model_sat(ctx: "Context", one_hop: bool) -> float:
     return float(chain_linkdrop_model(list(b), bs, cs)["p_r"])
 
 
+@register("reference")
 def fu_linkdrop_model_sat(ctx: "Context", point: Mapping[str, Any]) -> float:
     """The core's link-drop model's p_r (drops per initiation; printed reading; B*, C* from
     the entry's model figure) at the mean measured per-node backlog of the saturated
@@ -673,16 +682,19 @@ def fu_linkdrop_model_sat(ctx: "Context", point: Mapping[str, Any]) -> float:
     return _model_sat(ctx, False)
 
 
+@register("reference")
 def fu_linkdrop_1hop_model_sat(ctx: "Context", point: Mapping[str, Any]) -> float:
     """As fu_linkdrop_model_sat, for the saturated one-hop-flow runs (TR Fig. 7's setup)."""
     return _model_sat(ctx, True)
 
 
+@register("reference")
 def fu_linkdrop_markov_sat(ctx: "Context", point: Mapping[str, Any]) -> float:
     """The retry Markov chain alone with each node's measured H_i (saturated random CBR end to end)."""
     return float(_sat_udp(ctx.runs)["markov_rts"].mean())
 
 
+@register("figure")
 def fu_linkdrop_tcp_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Fig. 4 (left): contention drop probability against the TCP window."""
     d = chain_add_linkdrop(_tcp(ctx.runs))
@@ -700,6 +712,7 @@ def fu_linkdrop_tcp_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], 
     return fig
 
 
+@register("figure")
 def fu_linkdrop_udp_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Fig. 4 (right): contention drop probability against CBR offered load. Left:
     one flow end to end, random (jitter 0.5) and strictly periodic CBR, with the fitted
@@ -744,6 +757,7 @@ def fu_linkdrop_udp_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], 
     return fig
 
 
+@register("figure")
 def fu_linkdrop_model_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """TR Fig. 7 style: drops per RTS initiation against the mean backlog probability,
     measured (UDP and TCP runs), the load model (B*, C* fixed a priori) and the Markov

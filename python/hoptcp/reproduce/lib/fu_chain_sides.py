@@ -8,7 +8,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ...results import per_id
 from ...stats import mean_ci
+from ..registry import register
 from .fu_chain import (
     FU_TABLE2,
     GOODPUT,
@@ -55,6 +57,7 @@ def _contention(df: "pd.DataFrame", kind: str | None = None) -> "pd.Series":
 
 # --- fu-window ---------------------------------------------------------------------------
 
+@register("values")
 def fu_window_values(ctx: "Context") -> dict[str, Any]:
     """Best MaxWin and throughput lost at MaxWin 32 per segment size."""
     rows = ["| segment size | best MaxWin | throughput at best (kb/s) | lost at MaxWin 32 (%) |", "|---|---|---|---|"]
@@ -78,6 +81,7 @@ AVGWIN_SWITCHES = {
 }
 
 
+@register("values")
 def fu_avgwin_values(ctx: "Context") -> dict[str, Any]:
     """The Table 2 comparison and the switches tried on the average window."""
     main = ctx.runs
@@ -119,6 +123,7 @@ def fu_avgwin_values(ctx: "Context") -> dict[str, Any]:
 
 # --- fu-wstar ----------------------------------------------------------------------------
 
+@register("values")
 def fu_wstar_values(ctx: "Context") -> dict[str, Any]:
     """W* per chain, the plateau of windows within 2% of the best, and the cost of a too-large window."""
     t = chain_wstar_table(ctx.runs)
@@ -150,6 +155,7 @@ def fu_wstar_values(ctx: "Context") -> dict[str, Any]:
 
 # --- fu-vegas ----------------------------------------------------------------------------
 
+@register("values")
 def fu_vegas_values(ctx: "Context") -> dict[str, Any]:
     """Vegas against NewReno per chain; what a clamped NewReno window costs; Vegas's equilibrium at 16 hops."""
     runs = ctx.runs
@@ -185,6 +191,7 @@ def fu_vegas_values(ctx: "Context") -> dict[str, Any]:
 
 # --- fu-linkdrop -------------------------------------------------------------------------
 
+@register("values")
 def fu_linkdrop_values(ctx: "Context") -> dict[str, Any]:
     """TCP drop levels under several denominators, the UDP curves' knees and backlog, the model's inputs."""
     runs = ctx.runs
@@ -238,7 +245,7 @@ def fu_linkdrop_values(ctx: "Context") -> dict[str, Any]:
     out["measured_rts"] = 100 * float(sat_runs["drop_rts"].mean())
     out["markov_rts"] = 100 * float(sat_runs["markov_rts"].mean())
     out["markov_ratio"] = out["measured_rts"] / out["markov_rts"] if out["markov_rts"] else math.nan
-    nodes = sorted({int(c.split(".")[1]) for c in sat_runs.columns if c.startswith("node.") and c.endswith(".rts_sent")})
+    nodes = sorted(per_id(sat_runs, "node", "rts_sent"))
     h = [float((sat_runs[f"node.{n}.cts_timeouts"] / sat_runs[f"node.{n}.rts_sent"]).mean()) for n in nodes]
     out["sat_h"] = ", ".join(_f(v, ".2f") for v in h)
     data_limit = sum(float(sat_runs[c].sum()) for c in sat_runs.columns if c == "drops.mac_data_retry")
@@ -255,6 +262,7 @@ def fu_linkdrop_values(ctx: "Context") -> dict[str, Any]:
 
 # --- fu-wstar: AODV side sweep (issue 8 item 5) -------------------------------------------
 
+@register("values")
 def fu_wstar_aodv_values(ctx: "Context") -> dict[str, Any]:
     """W* and the cost of a too-large window on the long chains with AODV (side sweep ``aodv``)."""
     side = ctx.side("aodv").runs
@@ -272,6 +280,7 @@ def fu_wstar_aodv_values(ctx: "Context") -> dict[str, Any]:
             "aodv_dev_mean": float((t["wstar"] - t["h4"]).abs().mean()) if len(t) else math.nan}
 
 
+@register("evidence")
 def fu_wstar_aodv_evidence(ctx: "Context", claim: Any, point: Any) -> Any:
     """Shown when the claim's rule holds on the long chains run with AODV (side sweep ``aodv``):
     routing that reacts to MAC failures, as the papers' DSR did, is then the cause."""

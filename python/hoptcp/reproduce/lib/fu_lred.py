@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ...errors import SpecError
 from ...models import model
 from ...plotting import new_figure
+from ...results import per_id
 from ...stats import Estimate, jain, mean_ci
+from ..registry import register
 from .fu_chain import chain_best, chain_flow_to_end, chain_link_drop, chain_means, chain_spearman
 from .fu_network import Case, net_grid_flows, net_topology_case
 from .stored_series import flow_ids, per_run_lists, pooled_distribution
@@ -166,13 +168,8 @@ def _est(df: "pd.DataFrame", col: str, what: str) -> Estimate:
 
 
 def _node_ids(row: Mapping[str, Any], suffix: str) -> list[int]:
-    ids = []
-    for k in row:
-        if isinstance(k, str) and k.startswith("node.") and k.endswith("." + suffix):
-            mid = k[len("node."):-len(suffix) - 1]
-            if mid.isdigit() and row[k] == row[k]:
-                ids.append(int(mid))
-    return sorted(ids)
+    """The nodes with a value (not NaN) of ``node.<id>.<suffix>``."""
+    return sorted(i for i, k in per_id(row, "node", suffix).items() if row[k] == row[k])
 
 
 def lred_sum_windows(row: Mapping[str, Any]) -> float:
@@ -297,6 +294,7 @@ def _defaults(ctx: "Context") -> dict[str, float]:
     return {k: float(r[k]) for k in ("min_th", "max_th", "max_p", "weight")}
 
 
+@register("check")
 def lred_cal_defaults_match(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """1 if the core's default [mac.link_red] thresholds are the calibration's choice, else 0."""
     c = lred_calibration_choice(lred_calibration_table(ctx.runs))
@@ -313,12 +311,14 @@ def _cal_score(ctx: "Context", action: str) -> Estimate:
     return Estimate(float(c["score"]), ci, min(r.n for r in rs), math.nan)
 
 
+@register("check")
 def lred_cal_score(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """The chosen setting's mean normalised goodput (mean of per-chain ratios; CI from
     the per-chain CIs as independent), RFC 3168 marking."""
     return _cal_score(ctx, "mark")
 
 
+@register("check")
 def lred_cal_score_ect_only(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """As lred_cal_score, for the side experiment: marking that spares non-ECT packets."""
     return _cal_score(ctx, "mark_ect_only")
@@ -342,6 +342,7 @@ def lred_cal_best_of(action: str, what: str) -> Callable[..., Estimate]:
 lred_cal_window7_ect_only = lred_cal_best_of("mark_ect_only", "7")
 
 
+@register("values")
 def lred_calibration_values(ctx: "Context") -> dict[str, Any]:
     """The chosen setting, its score and per-chain ratios, and the best score among the settings
     with the smallest min_th, for the notes (RFC 3168 marking)."""
@@ -356,6 +357,7 @@ def lred_calibration_values(ctx: "Context") -> dict[str, Any]:
             "cal_low_best": f"{lo['score'].max():.3f}", "cal_low_min_th": f"{lo['min_th'].iloc[0]:g}"}
 
 
+@register("figure")
 def lred_calibration_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                             opts: Mapping[str, Any]) -> "Figure":
     """Left (one panel per max_th): the score of every (min_th, max_p), the choice
@@ -501,33 +503,39 @@ _WINDOW_SCHEMES = [NR, "LRED", "LRED (drop)", "LRED+pacing (TR)", "LRED+pacing (
                    "LRED active", "LRED active, ECT only"]
 
 
+@register("check")
 def lred_most_time_window(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
                           scheme: str) -> Estimate:
     """The window size where ``scheme`` spends most time at MaxWin 32 (packets)."""
     return lred_window_mode_of(scheme)(ctx, runs, point)
 
 
+@register("check")
 def lred_avg_window(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
     """The average window of ``scheme`` at MaxWin 32 (packets)."""
     return lred_avg_window_of(scheme)(ctx, runs, point)
 
 
+@register("check")
 def lred_drop_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
     """Contention drops of ``scheme`` over NewReno's at MaxWin 32."""
     return lred_drop_ratio_of(scheme)(ctx, runs, point)
 
 
+@register("check")
 def lred_goodput_gain_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
                           scheme: str) -> Estimate:
     """Upper end of the 95% CI of ``scheme``'s goodput gain over NewReno at MaxWin 32 (%)."""
     return lred_goodput_gain_low_of(scheme)(ctx, runs, point)
 
 
+@register("check")
 def lred_vs_best_fixed(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
     """Upper end of the 95% CI of ``scheme``'s goodput (MaxWin 32) relative to NewReno at its best fixed MaxWin (%)."""
     return lred_vs_best_fixed_of(scheme)(ctx, runs, point)
 
 
+@register("figure")
 def lred_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """TR Fig. 8 / INFOCOM Fig. 7. Left: fraction of time at each window size (MaxWin 32),
     NewReno and the LRED schemes. Middle: contention drops per scheme. Right: goodput per
@@ -633,24 +641,28 @@ def lred_pacing_drop_ratio_of(scheme: str) -> Callable[..., Estimate]:
     return check
 
 
+@register("check")
 def lred_pacing_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
                      window: int) -> Estimate:
     """Goodput gain of ``scheme`` over NewReno at MaxWin ``window`` (%)."""
     return lred_pacing_gain_of(scheme, window)(ctx, runs, point)
 
 
+@register("check")
 def lred_pacing_rtt_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
                           window: int) -> Estimate:
     """Average RTT of ``scheme`` over NewReno's at MaxWin ``window``."""
     return lred_pacing_rtt_ratio_of(scheme, window)(ctx, runs, point)
 
 
+@register("check")
 def lred_pacing_drop_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
                            scheme: str) -> Estimate:
     """Contention drops per delivered packet of ``scheme`` over NewReno's at the same average window."""
     return lred_pacing_drop_ratio_of(scheme)(ctx, runs, point)
 
 
+@register("figure")
 def lred_pacing_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """TR Fig. 9 / INFOCOM Fig. 8: throughput against MaxWin, contention drops against the
     average window, RTT against MaxWin, and the average window against MaxWin, NewReno
@@ -688,6 +700,7 @@ def lred_pacing_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
     return fig
 
 
+@register("figure")
 def lred_pacing_readings_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                                 opts: Mapping[str, Any]) -> "Figure":
     """The four readings of pacing's wait (frozen backoff or timer; one exchange or the DATA
@@ -762,6 +775,7 @@ def _readings(prefix: str, trigger: str) -> list[tuple[str, str]]:
     return [(label, f"{prefix} ({trigger}{suffix})") for label, suffix in WAIT_READINGS.items()]
 
 
+@register("check")
 def lred_pacing_gain_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
                               window: int, prefix: str = "pacing") -> list[tuple[str, Estimate]]:
     """The unspecified range of pacing's wait: the goodput gain over NewReno at MaxWin ``window`` of
@@ -769,12 +783,14 @@ def lred_pacing_gain_readings(ctx: "Context", runs: "pd.DataFrame", point: Mappi
     return [(label, lred_pacing_gain_of(sc, window)(ctx, runs, point)) for label, sc in _readings(prefix, trigger)]
 
 
+@register("check")
 def lred_pacing_rtt_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
                              window: int) -> list[tuple[str, Estimate]]:
     """As :func:`lred_pacing_gain_readings`, for the RTT over NewReno's."""
     return [(label, lred_pacing_rtt_ratio_of(sc, window)(ctx, runs, point)) for label, sc in _readings("pacing", trigger)]
 
 
+@register("check")
 def lred_chain_gain_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
                              flows: int, long: bool) -> list[tuple[str, Estimate]]:
     """The unspecified range of pacing's wait for LRED+pacing on chains: the mean gain of each reading."""
@@ -782,6 +798,7 @@ def lred_chain_gain_readings(ctx: "Context", runs: "pd.DataFrame", point: Mappin
             for label, sc in _readings("LRED+pacing", trigger)]
 
 
+@register("check")
 def lred_topo_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, trigger: str,
                        measure: str) -> list[tuple[str, Estimate]]:
     """The unspecified range of pacing's wait for LRED+pacing on a topology case (``measure`` as
@@ -790,6 +807,7 @@ def lred_topo_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str,
             for label, sc in _readings("LRED+pacing", trigger)]
 
 
+@register("values")
 def lred_pacing_values(ctx: "Context") -> dict[str, Any]:
     """fu-pacing's notes: the gain at W* = 3 and at MaxWin 1 of every pacing reading, the best reading
     at W*, and the readings' spread."""
@@ -820,6 +838,7 @@ _READINGS_HEAD = ("| {what} | scheme | goodput (kb/s) | gain over NewReno (%) | 
                   "|---|---|---|---|---|---|")
 
 
+@register("values")
 def lred_readings_tables(ctx: "Context") -> dict[str, Any]:
     """``readings_table``: every pacing reading of the entry beside NewReno, per MaxWin (fu-pacing),
     per case (fu-lred-topologies) or per chain length and flow count (fu-lred-chains)."""
@@ -916,6 +935,7 @@ def lred_chain_window_of(scheme: str, flows: int) -> Callable[..., Estimate]:
     return check
 
 
+@register("check")
 def lred_chain_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str, flows: int,
                     long: bool) -> Estimate:
     """Mean goodput gain (%) of ``scheme`` over NewReno with ``flows`` flows, on chains of at most 15
@@ -923,18 +943,21 @@ def lred_chain_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, An
     return lred_chain_gain_of(scheme, flows, long)(ctx, runs, point)
 
 
+@register("check")
 def lred_chain_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
                      flows: int) -> Estimate:
     """Spearman rank correlation of hop count and ``scheme``'s gain over NewReno."""
     return lred_chain_trend_of(scheme, flows)(ctx, runs, point)
 
 
+@register("check")
 def lred_chain_window(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
                       flows: int) -> Estimate:
     """Mean over hop counts of |NewReno's window − W*| − |``scheme``'s window − W*| per flow."""
     return lred_chain_window_of(scheme, flows)(ctx, runs, point)
 
 
+@register("figure")
 def lred_chains_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """TR Fig. 10 / INFOCOM Fig. 9: throughput against hop count, NewReno and LRED+pacing
     (both readings); left one flow, middle six flows (aggregate); right the average
@@ -1006,6 +1029,7 @@ TOPO_PER_FLOW: dict[str, dict[str, tuple[float, ...]]] = {
 }
 
 
+@register("derive")
 def lred_topology_case(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """Builder: ``net_topology_case`` (fu-topologies' cases), plus ``grid2``."""
     name = params.get("name", base.document.get("name"))
@@ -1065,6 +1089,7 @@ def lred_topo_flow_rank(case: str, scheme: str, rank: int) -> Callable[..., Esti
     return check
 
 
+@register("check")
 def lred_topo(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, scheme: str,
               quantity: str) -> Estimate:
     """A quantity of ``scheme`` on a topology case: ``kbps`` (aggregate goodput), ``fairness`` (Jain's
@@ -1072,12 +1097,29 @@ def lred_topo(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
     return lred_topo_check(case, scheme, quantity)(ctx, runs, point)
 
 
+@register("values")
+def lred_topologies_values(ctx: "Context") -> dict[str, Any]:
+    """``tr_fair_lo`` / ``tr_fair_hi``: the range of Jain's index with the TR reading of pacing on the
+    cross, the 2-flow and the 4-flow grid (the cases the notes' fairness sentence is about)."""
+    cases = [c for c in ("cross2", "grid2", "grid4") if "name" in ctx.runs.columns and (ctx.runs["name"] == c).any()]
+    fair = [lred_topo(ctx, ctx.runs, {}, case=c, scheme="LRED+pacing (TR)", quantity="fairness").mean for c in cases]
+    fair = [f for f in fair if f == f]
+    # NewReno's aggregate against Table 6, per case: the cases more than 15% (the claims' tolerance) away
+    present = [c for c in TOPO_PAPER if "name" in ctx.runs.columns and (ctx.runs["name"] == c).any()]
+    off = [c for c in present
+           if abs(lred_topo(ctx, ctx.runs, {}, case=c, scheme=NR, quantity="kbps").mean / TOPO_PAPER[c][0] - 1) > 0.15]
+    return {"tr_fair_lo": min(fair, default=math.nan), "tr_fair_hi": max(fair, default=math.nan),
+            "nr_agg_off": ", ".join(off) or "none"}
+
+
+@register("check")
 def lred_topo_rank(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, scheme: str,
                    rank: int) -> Estimate:
     """Goodput (kb/s) of the flow ranked ``rank`` (1 = the largest) in each run of ``scheme`` on a case."""
     return lred_topo_flow_rank(case, scheme, rank - 1)(ctx, runs, point)
 
 
+@register("figure")
 def lred_topologies_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                            opts: Mapping[str, Any]) -> "Figure":
     """TR Tables 4-6 side by side. Left: aggregate throughput per case and scheme, paper
@@ -1142,6 +1184,7 @@ def lred_topologies_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
 QDEV_PAPER = {4: 1.45, 7: 1.31, 10: 1.23, 16: 1.10, 48: 1.05}
 
 
+@register("derive")
 def lred_wstar_window(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """Builder: the flow from node 0 to the chain's end; MaxWin = ceil(h/4) (the W*
     formula) when the point's ``tcp.max_window`` is 0 or absent, else the point's."""
@@ -1198,6 +1241,7 @@ def lred_qdev_at(hops: int, reading: str = "max_over_mean", window: int = 0) -> 
     return check
 
 
+@register("check")
 def lred_qdev(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, hops: int,
               window: int = 0) -> Estimate:
     """Queue size deviation on the ``hops``-hop chain at MaxWin ``window`` (0: ceil(h/4))."""
@@ -1210,16 +1254,19 @@ def _qdev_trend(ctx: "Context", window: int) -> Estimate:
     return Estimate(chain_spearman(hs, ys), math.nan, len(hs), math.nan)
 
 
+@register("check")
 def lred_qdev_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Spearman rank correlation of hop count and the mean queue size deviation (MaxWin ceil(h/4))."""
     return _qdev_trend(ctx, 0)
 
 
+@register("check")
 def lred_qdev_trend32(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """As lred_qdev_trend, at MaxWin 32 (side experiment)."""
     return _qdev_trend(ctx, 32)
 
 
+@register("figure")
 def lred_qdev_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Table 1: queue size deviation against chain length (two readings), and the
     per-node occupancy profile of each chain."""
@@ -1282,6 +1329,7 @@ def lred_varsize_table(ctx: "Context") -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
+@register("check")
 def lred_varsize_loss(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Goodput lost at MaxWin 32 against the best MaxWin (%), both flows together."""
     t = lred_varsize_table(ctx)
@@ -1291,6 +1339,7 @@ def lred_varsize_loss(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, 
     return Estimate(100 * (1 - r.mean), 100 * r.ci if r.ci == r.ci else r.ci, r.n, math.nan)
 
 
+@register("check")
 def lred_varsize_overshoot(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Average byte window at MaxWin 32 over the byte window W* of the best MaxWin."""
     t = lred_varsize_table(ctx)
@@ -1307,6 +1356,7 @@ def lred_varsize_best(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, 
     return Estimate(float(t.iloc[i]["win"]), math.nan, 1, math.nan)
 
 
+@register("figure")
 def lred_varsize_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Goodput against the average window in bytes (two flows, two packet sizes), with
     the per-flow goodputs."""
@@ -1363,6 +1413,7 @@ def _udp_curve(runs: "pd.DataFrame") -> "pd.DataFrame":
     return _with_drop_frac(u)
 
 
+@register("check")
 def lred_udp_peak_drop(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Delivered CBR throughput at the largest offered load below its peak (% of the peak)."""
     u = _udp_curve(ctx.runs)
@@ -1374,6 +1425,7 @@ def lred_udp_peak_drop(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str,
     return Estimate(100 * (1 - r.mean), 100 * r.ci if r.ci == r.ci else r.ci, r.n, math.nan)
 
 
+@register("check")
 def lred_udp_peak_drop_prob(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Contention drops per packet entering the chain at the offered load of peak throughput (%)."""
     u = _udp_curve(ctx.runs)
@@ -1382,12 +1434,35 @@ def lred_udp_peak_drop_prob(ctx: "Context", runs: "pd.DataFrame", point: Mapping
     return mean_ci(100 * u[u[RATE] == t.at[i, RATE]]["drop_frac"])
 
 
+@register("check")
 def lred_udp_top_drop_prob(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Contention drops per packet entering the chain at the largest offered load (%)."""
     u = _udp_curve(ctx.runs)
     return mean_ci(100 * u[u[RATE] == u[RATE].max()]["drop_frac"])
 
 
+@register("values")
+def fu_contention_values(ctx: "Context") -> dict[str, Any]:
+    """Numbers quoted in fu-contention-throughput's notes: the UDP curve's peak and fall, the drop
+    probability at and one load step below the peak, TCP's best MaxWin."""
+    u = _udp_curve(ctx.runs)
+    t = chain_means(u, RATE, GOODPUT)
+    d = chain_means(u, RATE, "drop_frac").set_index(RATE)["mean"]
+    i = int(t["mean"].idxmax())
+    loads = list(t[RATE])
+    below = loads[i - 1] if i > 0 else math.nan
+    tc = ctx.runs[ctx.runs[TRANSPORT] == "tcp"] if TRANSPORT in ctx.runs.columns else ctx.runs.iloc[0:0]
+    return {
+        "udp_peak": float(t.at[i, "mean"]) / 1e3, "udp_peak_load": float(t.at[i, RATE]) / 1e3,
+        "udp_fall": lred_udp_peak_drop(ctx, ctx.runs, {}).mean,
+        "udp_top_load": float(t[RATE].max()) / 1e3, "udp_top_drop": 100 * float(d[t[RATE].max()]),
+        "udp_peak_drop": 100 * float(d[t.at[i, RATE]]),
+        "udp_below_peak_drop": 100 * float(d[below]) if below == below else math.nan,
+        "tcp_best_window": chain_best(tc)[0] if len(tc) else "-",
+    }
+
+
+@register("figure")
 def lred_contention_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                            opts: Mapping[str, Any]) -> "Figure":
     """TR Fig. 5 (right): delivered throughput and contention drop probability against

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ...errors import SpecError
 from ...plotting import new_figure
+from ...results import id_table, per_id
 from ...stats import Estimate, mean_ci
+from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -115,6 +117,7 @@ CASES: dict[str, Case] = {c.id: c for c in (
 )}
 
 
+@register("derive")
 def net_topology_case(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """Builder for ``fu-topologies``: topology and flows of the case named by ``name``.
 
@@ -213,10 +216,9 @@ def _windows(df: "pd.DataFrame") -> list[int]:
 def _agg_window(df: "pd.DataFrame") -> "pd.Series":
     """Aggregate (sum over flows) time-average window of each run: the traced cwnd (no
     fast-recovery inflation), as the paper computed it from ns-2's traces."""
-    cols = [c for c in df.columns if c.startswith("flow.") and c.endswith(".avg_cwnd_traced")]
-    if not cols:
+    if not per_id(df, "flow", "avg_cwnd_traced"):
         return _col(df, "__none__")
-    return df[cols].sum(axis=1, min_count=1)
+    return id_table(df, "flow", "avg_cwnd_traced").sum(axis=1, min_count=1)
 
 
 def _curve(df: "pd.DataFrame") -> dict[int, Estimate]:
@@ -282,6 +284,7 @@ _CASE_CHECKS: dict[str, Callable[[str, "pd.DataFrame"], Estimate]] = {
 }
 
 
+@register("check")
 def net_case(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str,
              case: str) -> Estimate:
     """One of Table 2's measures (``best_kbps``, ``unbounded_kbps``, ``best_window``,
@@ -295,6 +298,7 @@ def net_case(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, 
 
 # --- figures ---------------------------------------------------------------------------
 
+@register("figure")
 def net_topologies_throughput_vs_window(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                                         opts: Mapping[str, Any]) -> "Figure":
     """Aggregate TCP throughput (Kbps) against MaxWin, one panel per topology (Fu Fig. 2 axes).
@@ -351,6 +355,7 @@ def net_topologies_throughput_vs_window(ctx: "Context", claims: Mapping[str, "Cl
     return fig
 
 
+@register("figure")
 def net_topologies_table(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                          opts: Mapping[str, Any]) -> "Figure":
     """Table 2 side by side, paper against hoptcp.
@@ -468,6 +473,7 @@ def net_queue_stat(node: int, stat: str, runs: "pd.DataFrame") -> Estimate:
     return mean_ci(_col(_table_runs(runs), f"node.{node}.{stat}"))
 
 
+@register("check")
 def net_node_queue(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, node: str,
                    stat: str) -> Estimate:
     """The maximum (``stat = "queue_max"``) or time-average (``"queue_avg"``) queue at a node of
@@ -480,8 +486,7 @@ def net_node_queue(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any
 
 
 def _largest_over_nodes(df: "pd.DataFrame", stat: str) -> "pd.Series":
-    cols = [c for c in df.columns if c.startswith("node.") and c.endswith(f".{stat}")]
-    return df[cols].max(axis=1) if cols else _col(df, "__none__")
+    return id_table(df, "node", stat).max(axis=1) if per_id(df, "node", stat) else _col(df, "__none__")
 
 
 def net_largest_queue_max(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
@@ -496,12 +501,14 @@ def net_largest_queue_avg(ctx: "Context", runs: "pd.DataFrame", point: Mapping[s
     return mean_ci(_largest_over_nodes(runs, "queue_avg"))
 
 
+@register("check")
 def net_largest_queue_max_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Largest queue at any node in one run of Table 3 (8-hop chain, buffer 30); mean over seeds."""
     runs = _slim(runs)
     return mean_ci(_largest_over_nodes(_table_runs(runs), "queue_max"))
 
 
+@register("check")
 def net_contention_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Fraction of all drops that are MAC contention drops (retry limits), pooled over seeds."""
     runs = _slim(runs)
@@ -530,18 +537,21 @@ def _contention_of(df: "pd.DataFrame", kind: str) -> "pd.Series":
     return sum(_col(df, f"drops.by_kind.{kind}.{c.split('.')[-1]}").fillna(0) for c in CONTENTION)
 
 
+@register("check")
 def net_contention_drops_data_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Contention drops of TCP data segments in the run of Table 3 (8-hop, buffer 30), per 300 s."""
     runs = _slim(runs)
     return mean_ci(_contention_of(_table_runs(runs), "tcp_data") * _per_300s(ctx))
 
 
+@register("check")
 def net_contention_drops_all_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Contention drops of all packets (TCP data and ACKs) in the run of Table 3, per 300 s."""
     runs = _slim(runs)
     return mean_ci(_contention(_table_runs(runs)) * _per_300s(ctx))
 
 
+@register("check")
 def net_tcp_transmissions_table(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """TCP packets sent (data segments incl. retransmissions + ACKs) in the run of Table 3, per 300 s."""
     runs = _slim(runs)
@@ -549,6 +559,7 @@ def net_tcp_transmissions_table(ctx: "Context", runs: "pd.DataFrame", point: Map
     return mean_ci((_col(df, "flow.0.packets_sent") + _col(df, "flow.0.acks_sent")) * _per_300s(ctx))
 
 
+@register("figure")
 def net_queue_per_node(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Table 3 / Table 4 as a figure: per-node maximum and average queue (packets).
 
@@ -586,6 +597,7 @@ def net_queue_per_node(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
     return fig
 
 
+@register("figure")
 def net_drops_by_buffer_chain(ctx: "Context", claims: Mapping[str, "ClaimResult"],
                               opts: Mapping[str, Any]) -> "Figure":
     """Drops by cause for the 7- and 8-hop chains at each buffer size (fu-queues)."""
@@ -678,54 +690,47 @@ def _crossover_per_seed(df: "pd.DataFrame", key: str, falling: bool) -> Estimate
     return mean_ci(vals)
 
 
-def net_overflow_share_buffer_2_4(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """One flow, buffers 2..4: overflow drops / (overflow + contention drops), per seed."""
-    runs = _slim(runs)
-    return _share_over(_single(runs), "mac.queue_limit", 2, 4, "overflow")
+#: fu-buffer's two experiments, by the parameter they vary: (the runs of that experiment, whether
+#: the share of contention drops falls as the parameter grows)
+_BUFFER_SWEEPS: dict[str, tuple[Callable[["pd.DataFrame"], "pd.DataFrame"], bool]] = {
+    "mac.queue_limit": (_single, True),  # one flow, buffers of 2..19 packets
+    "flows.0.count": (_multi, False),  # many flows, 50-packet buffers
+}
+_DROP_KINDS = ("overflow", "contention")
 
 
-def net_contention_share_buffer_15_19(ctx: "Context", runs: "pd.DataFrame",
-                                      point: Mapping[str, Any]) -> Estimate:
-    """One flow, buffers 15..19: contention drops / (overflow + contention drops), per seed."""
-    runs = _slim(runs)
-    return _share_over(_single(runs), "mac.queue_limit", 15, 19, "contention")
+def _buffer_sweep(over: str) -> tuple[Callable[["pd.DataFrame"], "pd.DataFrame"], bool]:
+    if over not in _BUFFER_SWEEPS:
+        raise SpecError(f"over = {over!r}; allowed: {', '.join(_BUFFER_SWEEPS)}")
+    return _BUFFER_SWEEPS[over]
 
 
-def net_buffer_crossover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """One flow: buffer size where contention drops overtake overflow drops (per seed, interpolated)."""
-    runs = _slim(runs)
-    return _crossover_per_seed(_single(runs), "mac.queue_limit", falling=True)
+@register("check")
+def net_drop_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, over: str, lo: float,
+                   hi: float, of: str) -> Estimate:
+    """Per seed: drops of kind ``of`` (overflow or contention) / (overflow + contention drops), pooled
+    over the runs whose ``over`` (``mac.queue_limit``: one flow; ``flows.0.count``: buffer 50) is in [lo, hi]."""
+    if of not in _DROP_KINDS:
+        raise SpecError(f"of = {of!r}; allowed: {', '.join(_DROP_KINDS)}")
+    select, _ = _buffer_sweep(over)
+    return _share_over(select(_slim(runs)), over, lo, hi, of)
 
 
-def net_largest_queue_avg_buffer_19(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """One flow, buffer 19: largest per-node time-average queue."""
-    runs = _slim(runs)
-    return mean_ci(_largest_over_nodes(_select(_single(runs), mac__queue_limit=19), "queue_avg"))
+@register("check")
+def net_drop_crossover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, over: str) -> Estimate:
+    """The value of ``over`` where contention drops overtake overflow drops (buffer sizes, one flow) or
+    overflow drops overtake contention drops (concurrent flows, buffer 50): per seed, interpolated."""
+    select, falling = _buffer_sweep(over)
+    return _crossover_per_seed(select(_slim(runs)), over, falling=falling)
 
 
-def net_largest_queue_max_buffer_19(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """One flow, buffer 19: largest per-node maximum queue."""
-    runs = _slim(runs)
-    return mean_ci(_largest_over_nodes(_select(_single(runs), mac__queue_limit=19), "queue_max"))
-
-
-def net_contention_share_flows_20_60(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """20..60 concurrent flows, buffer 50: contention / (overflow + contention) drops, per seed."""
-    runs = _slim(runs)
-    return _share_over(_multi(runs), "flows.0.count", 20, 60, "contention")
-
-
-def net_overflow_share_flows_120_200(ctx: "Context", runs: "pd.DataFrame",
-                                     point: Mapping[str, Any]) -> Estimate:
-    """120..200 concurrent flows, buffer 50: overflow / (overflow + contention) drops, per seed."""
-    runs = _slim(runs)
-    return _share_over(_multi(runs), "flows.0.count", 120, 200, "overflow")
-
-
-def net_flows_crossover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Buffer 50: number of concurrent flows where overflow drops overtake contention drops."""
-    runs = _slim(runs)
-    return _crossover_per_seed(_multi(runs), "flows.0.count", falling=False)
+@register("check")
+def net_largest_queue_at_buffer(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, stat: str,
+                                buffer: int) -> Estimate:
+    """One flow, one buffer size: the largest per-node ``stat`` (queue_avg or queue_max) of a run."""
+    if stat not in ("queue_avg", "queue_max"):
+        raise SpecError(f"stat = {stat!r}; allowed: queue_avg, queue_max")
+    return mean_ci(_largest_over_nodes(_select(_single(_slim(runs)), mac__queue_limit=buffer), stat))
 
 
 def _drops_vs(ax: Any, df: "pd.DataFrame", key: str) -> list[float]:
@@ -740,6 +745,7 @@ def _drops_vs(ax: Any, df: "pd.DataFrame", key: str) -> list[float]:
     return tops
 
 
+@register("figure")
 def net_fig10_buffer(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Fig. 10 (left): number of drops of each type against the buffer size (one flow).
 
@@ -760,6 +766,7 @@ def net_fig10_buffer(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: 
     return fig
 
 
+@register("figure")
 def net_fig10_occupancy(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Fig. 10 (middle): buffer occupancy against buffer size (one flow).
 
@@ -785,6 +792,7 @@ def net_fig10_occupancy(ctx: "Context", claims: Mapping[str, "ClaimResult"], opt
     return fig
 
 
+@register("figure")
 def net_fig10_flows(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """INFOCOM Fig. 10 (right): drops of each type against the number of concurrent flows (buffer 50)."""
     fig = new_figure(6.0, 4.0)

@@ -9,7 +9,9 @@ import math
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
+from ...results import per_id
 from ...stats import mean_ci
+from ..registry import register
 from ..report import Evidence, claim_on
 from .fu_network import (
     CASES,
@@ -65,6 +67,7 @@ def _early_overflow(ctx: "Context", point: Mapping[str, Any]) -> tuple[int, int,
     return len(seeds), same, hit, float(ctx.side("first-10s").resolved({})["duration_s"])
 
 
+@register("evidence")
 def net_overflow_in_first_slow_start(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """Overflow drops (the only non-contention drops) all happen in the first seconds of a run,
     and with the initial ssthresh at 20 (ns-2.35 as the papers' scripts ran it) the claim holds."""
@@ -82,6 +85,7 @@ def net_overflow_in_first_slow_start(ctx: "Context", claim: "Claim", point: Mapp
     return Evidence(shown, text)
 
 
+@register("evidence")
 def net_largest_queue_in_first_slow_start(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """Runs whose largest queue exceeds 17 packets reach it in the first seconds (first slow
     start), and with the initial ssthresh at 20 the claim holds."""
@@ -100,6 +104,7 @@ def net_largest_queue_in_first_slow_start(ctx: "Context", claim: "Claim", point:
     return Evidence(shown, text)
 
 
+@register("values")
 def net_queues_values(ctx: "Context") -> dict[str, Any]:
     """Numbers quoted in fu-queues' notes."""
     runs = _slim(ctx.runs)
@@ -126,8 +131,12 @@ def net_queues_values(ctx: "Context") -> dict[str, Any]:
             tot += int(_overflow(_point_runs(ctx, p)).sum())
             early_tot += int(_overflow(_point_runs(ctx, p, "first-10s")).sum())
             ss_tot += int(_overflow(_point_runs(ctx, p, "ssthresh-20")).sum())
-    transient = (f"all {tot} overflow drops happened in the first {d:g} s" if early_tot == tot
-                 else f"{early_tot} of the {tot} overflow drops happened in the first {d:g} s")
+    ss = f"{ss_tot} remain with the threshold at 20"
+    transient = (("no run overflowed a queue, with either initial threshold" if ss_tot == 0 else
+                  f"no run overflowed a queue, but {ss_tot} overflow drops happened with the threshold at 20")
+                 if tot == 0 else
+                 f"all {tot} overflow drops happened in the first {d:g} s, and {ss}" if early_tot == tot
+                 else f"{early_tot} of the {tot} overflow drops happened in the first {d:g} s, and {ss}")
     order = sorted(range(9), key=lambda i: -avg[i])
     ss_t = _table_runs(_slim(ctx.side("ssthresh-20").runs))
     high = lambda df: int((_largest_over_nodes(df, "queue_max") > 17).sum())  # noqa: E731
@@ -186,6 +195,7 @@ def _durations(ctx: "Context") -> list[float]:
     return sorted(float(v) for v in ctx.side("run-length").runs["duration_s"].unique())
 
 
+@register("evidence")
 def net_flows_by_run_length(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """fu-buffer, concurrent flows: the claim holds in the shortest runs of side sweep
     ``run-length`` (the paper gives no run length for this experiment), and the overflow share
@@ -206,6 +216,7 @@ def net_flows_by_run_length(ctx: "Context", claim: "Claim", point: Mapping[str, 
     return Evidence(None if holds is None else (holds and falling), text)
 
 
+@register("values")
 def net_buffer_values(ctx: "Context") -> dict[str, Any]:
     """Numbers quoted in fu-buffer's notes."""
     runs = _slim(ctx.runs)
@@ -294,6 +305,7 @@ def _expand(flows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+@register("derive")
 def net_topology_case_staggered(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """fu-topologies side sweep: flow i starts at i seconds instead of all at t = 0."""
     over = net_topology_case(params, base)
@@ -303,6 +315,7 @@ def net_topology_case_staggered(params: Mapping[str, Any], base: "Scenario") -> 
     return over
 
 
+@register("derive")
 def net_topology_case_both_directions(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """fu-topologies side sweep, chain cases: the second half of the flows run from the last node to node 0."""
     over = net_topology_case(params, base)
@@ -312,6 +325,7 @@ def net_topology_case_both_directions(params: Mapping[str, Any], base: "Scenario
     return over
 
 
+@register("derive")
 def net_topology_case_compact_grid(params: Mapping[str, Any], base: "Scenario") -> dict[str, Any]:
     """fu-topologies side sweep, grid cases: the n/2 row flows and n/2 column flows on rows and
     columns 2 apart (400 m), centred on the 13x13 grid, instead of spread evenly."""
@@ -344,8 +358,8 @@ def _min_hops_builder(min_hops: int) -> Any:
     return build
 
 
-net_topology_case_min_hops_2 = _min_hops_builder(2)
-net_topology_case_min_hops_3 = _min_hops_builder(3)
+net_topology_case_min_hops_2 = register("derive", name="net_topology_case_min_hops_2")(_min_hops_builder(2))
+net_topology_case_min_hops_3 = register("derive", name="net_topology_case_min_hops_3")(_min_hops_builder(3))
 
 TOPOLOGY_SWITCHES = {
     "delayed-ack": "delayed ACKs", "staggered-starts": "flow i starts at i s",
@@ -360,11 +374,13 @@ def _layout_evidence(ctx: "Context", claim: "Claim", side: str, what: str) -> Ev
     return Evidence(holds, f"{what}: {est.mean * claim.scale:.4g} {claim.unit} ({dev})")
 
 
+@register("evidence")
 def net_grid4_compact_layout(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """Grid, 4 flows: 'spaced evenly' read as rows and columns 2 apart in the middle of the grid."""
     return _layout_evidence(ctx, claim, "grid-compact", "with the row and column flows 2 apart in the middle")
 
 
+@register("evidence")
 def net_random_pairs_two_hops_apart(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Evidence:
     """Random networks: the 20 flows drawn between nodes at least 2 hops apart (same placements)."""
     return _layout_evidence(ctx, claim, "random-min-hops-2", "with flows between nodes at least 2 hops apart")
@@ -381,7 +397,7 @@ def _summary(df: "pd.DataFrame") -> dict[str, float]:
     at_best = df[df["tcp.max_window"] == best_w].set_index("seed")["kbps"]
     at_top = df[df["tcp.max_window"] == top].set_index("seed")["kbps"]
     loss = float((1 - at_top / at_best).mean() * 100)
-    cw = [c for c in df.columns if c.startswith("flow.") and c.endswith(".avg_cwnd")]
+    cw = list(per_id(df, "flow", "avg_cwnd").values())
     last = df[df["tcp.max_window"] == top]
     fair = float(last["fairness_jain"].mean()) if "fairness_jain" in last.columns else math.nan
     return {"best": float(curve.max()), "best_w": best_w, "t32": float(curve.loc[top]), "loss": loss,
@@ -400,6 +416,31 @@ def _case_rows(df: "pd.DataFrame", cid: str, windows: Sequence[int] | None = Non
     return sel
 
 
+def _stop_and_wait_bound(ctx: "Context", hops: int) -> dict[str, float]:
+    """What one TCP segment in flight allows on ``hops`` hops with the scenario's MAC timing: per hop
+    one DATA exchange and one TCP ACK exchange, each a saturation cycle of the core's single-hop model."""
+    from ...models import model
+    from ..checks import _DATA_OVERHEAD, _UDP_IP_BYTES
+
+    r = ctx.resolved(ctx.points[0])
+    radio, mac = r["radio"], r["mac"]
+    fmt = mac.get("frame_format", "ns2")
+    payload = int(r["tcp"]["payload_bytes"])
+
+    def cycle_s(ip_bytes: int) -> float:
+        frame = ip_bytes + _DATA_OVERHEAD.get(fmt, 34)
+        access = "rts_cts" if frame >= int(mac.get("rts_threshold_bytes", 0)) else "basic"
+        got = model("single_hop", payload_bytes=ip_bytes - _UDP_IP_BYTES, distance_m=1.0, standard=radio["standard"],
+                    data_rate_mbps=radio["data_rate_mbps"], basic_rate_mbps=radio["basic_rate_mbps"],
+                    frame_format=fmt, access=access)
+        return float(got["cycle_s"])
+
+    per_hop = cycle_s(payload + 40) + cycle_s(40)  # TCP/IP headers: 40 bytes
+    return {"segment_bytes": payload, "hop_exchange_ms": 1e3 * per_hop,
+            "maxwin1_kbps": payload * 8 / (hops * per_hop) / 1e3}
+
+
+@register("values")
 def net_topologies_values(ctx: "Context") -> dict[str, Any]:
     """Numbers quoted in fu-topologies' notes: the main sweep per case beside Table 2, every
     side sweep summarised per case, and the random networks' flow draws."""
@@ -457,9 +498,9 @@ def net_topologies_values(ctx: "Context") -> dict[str, Any]:
         df = ctx.side(side).runs if side else _case_rows(main, "random20")
         s = _summary(df)
         top = df[df["tcp.max_window"] == df["tcp.max_window"].max()] if len(df) else df
-        hop_cols = [k for k in top.columns if k.startswith("flow.") and k.endswith(".hops")]
-        n_one = sum(float((top[k] == 1).sum()) for k in hop_cols) / max(len(top), 1)
-        one = sum(float((top[k.replace(".hops", ".goodput_bps")] * (top[k] == 1)).sum()) for k in hop_cols)
+        hops, goodput = per_id(top, "flow", "hops"), per_id(top, "flow", "goodput_bps")
+        n_one = sum(float((top[k] == 1).sum()) for k in hops.values()) / max(len(top), 1)
+        one = sum(float((top[goodput[i]] * (top[k] == 1)).sum()) for i, k in hops.items())
         total = float(top["aggregate_goodput_bps"].sum()) if len(top) else math.nan
         out[f"{key}_best"], out[f"{key}_t32"] = s["best"], s["t32"]
         out[f"{key}_one_hop_flows"] = n_one
@@ -467,6 +508,11 @@ def net_topologies_values(ctx: "Context") -> dict[str, Any]:
         rand.append(f"| {label} | {_fmt(s['best'])} | {s['best_w']} | {_fmt(s['t32'])} | {_fmt(s['loss'], '.1f')} | "
                     f"{n_one:.1f} | {_fmt(out[f'{key}_one_hop_share'], '.0f')}% |")
     out["random_table"] = "\n".join(rand)
+    bound = _stop_and_wait_bound(ctx, 12)
+    out.update({f"sw12_{k}": v for k, v in bound.items()})
+    out["sw12_eight_flows_kbps"] = 8 * bound["maxwin1_kbps"]
     out["runs"] = len(main)
     out["wall_s"] = float(main["wall_time_s"].sum()) if "wall_time_s" in main.columns else math.nan
+    random_wall = float(_case_rows(main, "random20")["wall_time_s"].sum()) if "wall_time_s" in main.columns else math.nan
+    out["random_wall_pct"] = 100 * random_wall / out["wall_s"] if out["wall_s"] else math.nan
     return out

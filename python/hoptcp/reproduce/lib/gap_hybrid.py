@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...stats import Estimate, mean_ci
+from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -41,11 +42,13 @@ def _hops(params: Mapping[str, Any], base: Any) -> int:
     return h
 
 
+@register("derive")
 def gap_chain_uplink(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """FTP from A (node 0) to the wired host B (node hops + 3)."""
     return {"flows.0.src": 0, "flows.0.dst": _hops(params, base) + 3}
 
 
+@register("derive")
 def gap_chain_downlink(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """FTP from the wired host B (node hops + 3) to A (node 0); the wired sender is NewReno."""
     return {"flows.0.src": _hops(params, base) + 3, "flows.0.dst": 0, "flows.0.variant": "newreno"}
@@ -94,21 +97,25 @@ def _max_gain(runs: "pd.DataFrame", long: bool) -> Estimate:
     return Estimate(float(g["gain"].max()), math.nan, len(g), math.nan)
 
 
+@register("check")
 def gap_chain_up_gain_long(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Largest TCP-GAP gain over NewReno for h ≥ 4, wireless to wired (%)."""
     return _max_gain(runs, long=True)
 
 
+@register("check")
 def gap_chain_down_gain_long(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Largest TCP-GAP gain over NewReno for h ≥ 4, wired to wireless (%)."""
     return _max_gain(ctx.side(DOWNLINK).runs, long=True)
 
 
+@register("check")
 def gap_chain_up_short(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Largest TCP-GAP gain over NewReno for h < 4, wireless to wired (%; the paper: NewReno slightly ahead)."""
     return _max_gain(runs, long=False)
 
 
+@register("check")
 def gap_chain_down_short_dev(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Largest |TCP-GAP/NewReno − 1| for h < 4, wired to wireless (%)."""
     g = _gains(ctx.side(DOWNLINK).runs)
@@ -118,6 +125,7 @@ def gap_chain_down_short_dev(ctx: "Context", runs: "pd.DataFrame", point: Mappin
     return Estimate(float(g["gain"].abs().max()), math.nan, len(g), math.nan)
 
 
+@register("evidence")
 def gap_chain_down_short_one_hop(ctx: "Context", claim: Any, point: Mapping[str, Any]) -> "Evidence":
     """With the gateway pacing on the one-hop delay below four hops (the authors' code's rule,
     side `wired-to-wireless-one-hop`) against the same NewReno runs, the claim holds."""
@@ -176,6 +184,7 @@ def _code_table(ctx: "Context") -> str:
     return "\n".join(rows)
 
 
+@register("values")
 def gap_chain_values(ctx: "Context") -> dict[str, Any]:
     """Goodput tables of both directions."""
     up, down = ctx.runs, ctx.side(DOWNLINK).runs
@@ -186,6 +195,7 @@ def gap_chain_values(ctx: "Context") -> dict[str, Any]:
             "down_best_h": int(g_down.loc[g_down["gain"].idxmax(), "hops"])}
 
 
+@register("figure")
 def gap_chain_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Figs. 8 and 9: goodput against the number of wireless hops, both directions."""
     fig = new_figure(*opts.get("size", (10.0, 4.0)))
@@ -216,6 +226,7 @@ MIXES = {(A1, A2): "wireless → wired (Fig. 10)", (HOST_B, HOST_B): "wired → 
 PAR_ARMS = ("NewReno", "TCP-GAP", "TCP-GAP + Goodput Control")
 
 
+@register("derive")
 def gap_parallel_flows_gap(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """TCP-GAP's senders: TCP-AP at wireless senders, NewReno at the wired one."""
     out: dict[str, Any] = {}
@@ -256,45 +267,55 @@ def _ratio(a: Estimate, b: Estimate) -> Estimate:
     return Estimate(a.mean / b.mean if b.mean else math.nan, math.nan, min(a.n, b.n), math.nan)
 
 
+@register("check")
 def gap_par_up_jain_gap(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _par(ctx, "wireless", "TCP-GAP", "fairness_jain")
 
 
+@register("check")
 def gap_par_down_jain_gap(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _par(ctx, "wired", "TCP-GAP", "fairness_jain")
 
 
+@register("check")
 def gap_par_up_jain_newreno(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _par(ctx, "wireless", "NewReno", "fairness_jain")
 
 
+@register("check")
 def gap_par_down_jain_newreno(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _par(ctx, "wired", "NewReno", "fairness_jain")
 
 
+@register("check")
 def gap_par_up_aggregate_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _ratio(_par(ctx, "wireless", "TCP-GAP", GOODPUT), _par(ctx, "wireless", "NewReno", GOODPUT))
 
 
+@register("check")
 def gap_par_down_aggregate_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _ratio(_par(ctx, "wired", "TCP-GAP", GOODPUT), _par(ctx, "wired", "NewReno", GOODPUT))
 
 
+@register("check")
 def gap_par_oncoming_jain_control(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _par(ctx, "oncoming", "TCP-GAP + Goodput Control", "fairness_jain")
 
 
+@register("check")
 def gap_par_oncoming_control_cost(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _ratio(_par(ctx, "oncoming", "TCP-GAP + Goodput Control", GOODPUT),
                   _par(ctx, "oncoming", "TCP-GAP", GOODPUT))
 
 
+@register("check")
 def gap_par_oncoming_jain_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Jain's index of TCP-GAP without Goodput Control minus NewReno's, oncoming flows."""
     a, b = _par(ctx, "oncoming", "TCP-GAP", "fairness_jain"), _par(ctx, "oncoming", "NewReno", "fairness_jain")
     return Estimate(a.mean - b.mean, math.nan, min(a.n, b.n), math.nan)
 
 
+@register("values")
 def gap_parallel_values(ctx: "Context") -> dict[str, Any]:
     """Per direction mix and arm: each flow's goodput, the aggregate and Jain's index."""
     runs = gap_parallel_runs(ctx)
@@ -315,6 +336,7 @@ def gap_parallel_values(ctx: "Context") -> dict[str, Any]:
     return {"table": "\n".join(rows), "down_gap": agg[PAR_ARMS[1]], "down_gc": agg[PAR_ARMS[2]]}
 
 
+@register("figure")
 def gap_parallel_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Figs. 10-12: each flow's goodput and the aggregate per arm, one panel per direction mix."""
     import numpy as np
@@ -371,31 +393,37 @@ def _bw(runs: "pd.DataFrame", high: bool) -> "pd.DataFrame":
     return t
 
 
+@register("check")
 def gap_bw_gain_high(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     t = _bw(runs, True)
     return Estimate(float(t["gain"].mean()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def gap_bw_dev_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     t = _bw(runs, False)
     return Estimate(float(t["gain"].abs().max()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def gap_bw_gap_jain_high(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     t = _bw(runs, True)
     return Estimate(float(t["gap_jain"].min()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def gap_bw_newreno_jain_high(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     t = _bw(runs, True)
     return Estimate(float(t["nr_jain"].mean()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def gap_bw_jain_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     t = _bw(runs, False)
     return Estimate(float(min(t["nr_jain"].min(), t["gap_jain"].min())), math.nan, len(t), math.nan)
 
 
+@register("values")
 def gap_bw_values(ctx: "Context") -> dict[str, Any]:
     t = gap_bw_table(ctx.runs)
     rows = ["| wired Mb/s | NewReno (kb/s) | TCP-GAP (kb/s) | TCP-GAP vs NewReno | Jain NewReno | Jain TCP-GAP |",
@@ -406,6 +434,7 @@ def gap_bw_values(ctx: "Context") -> dict[str, Any]:
     return {"table": "\n".join(rows)}
 
 
+@register("figure")
 def gap_bw_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Figs. 15 and 16: aggregate goodput and Jain's index against the wired links' bandwidth."""
     runs = ctx.runs
@@ -459,29 +488,34 @@ def gap_http_table(runs: "pd.DataFrame") -> "pd.DataFrame":
     return t.assign(gain=100 * (t["gap"] / t["nr"] - 1))
 
 
+@register("check")
 def gap_http_gain_max(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     t = gap_http_table(runs)
     return Estimate(float(t["gain"].max()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def gap_http_newreno_spread(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """(max − min) / mean of NewReno's aggregate averaged goodput over the pause times, in %."""
     t = gap_http_table(runs)
     return Estimate(float(100 * (t["nr"].max() - t["nr"].min()) / t["nr"].mean()), math.nan, len(t), math.nan)
 
 
+@register("check")
 def gap_http_gap_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """TCP-GAP's aggregate averaged goodput at the longest pause over that at the shortest."""
     t = gap_http_table(runs)
     return Estimate(float(t["gap"].iloc[-1] / t["gap"].iloc[0]), math.nan, len(t), math.nan)
 
 
+@register("check")
 def gap_http_jain_margin(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Smallest (Jain TCP-GAP − Jain NewReno) over the pause times."""
     t = gap_http_table(runs)
     return Estimate(float((t["gap_jain"] - t["nr_jain"]).min()), math.nan, len(t), math.nan)
 
 
+@register("values")
 def gap_http_values(ctx: "Context") -> dict[str, Any]:
     return {"table": _http_rows(gap_http_table(ctx.runs)),
             "no_control_table": _http_rows(gap_http_table(ctx.side("no-goodput-control").runs))}
@@ -496,6 +530,7 @@ def _http_rows(t: "pd.DataFrame") -> str:
     return "\n".join(rows)
 
 
+@register("figure")
 def gap_http_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Figs. 22 and 23: aggregate averaged goodput and Jain's index against the mean pause time."""
     t = gap_http_table(ctx.runs)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...stats import Estimate
+from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -46,28 +47,33 @@ def _drops(runs: "pd.DataFrame", a: int, b: int, kind: str) -> Estimate:
     return Estimate(_per_1000s(runs, a, b, kind), math.nan, len(runs), math.nan)
 
 
+@register("check")
 def gap_links_lower_rl7_rl8(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Drops of FTP 2's data on RL7 → RL8 per 1000 s (the paper's 12 times RL3 → RL4's)."""
     return _drops(runs, 8, 9, "tcp_data")
 
 
+@register("check")
 def gap_links_lower_rl8_ig(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Drops of FTP 2's data on RL8 → IG per 1000 s (the paper's 2.5 times RL4 → IG's)."""
     return _drops(runs, 9, 10, "tcp_data")
 
 
+@register("check")
 def gap_links_total(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Drops of TCP data and ACKs on all the table's links per 1000 s."""
     total = sum(_per_1000s(runs, a, b, kind) for kind, links in TABLE2 for a, b, _ in links)
     return Estimate(total, math.nan, len(runs), math.nan)
 
 
+@register("check")
 def gap_links_goodput_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """FTP 1's goodput over FTP 2's."""
     return Estimate(float(runs["flow.0.goodput_bps"].mean() / runs["flow.1.goodput_bps"].mean()), math.nan,
                     len(runs), math.nan)
 
 
+@register("values")
 def gap_links_values(ctx: "Context") -> dict[str, Any]:
     """Table 2 beside hoptcp's drops per 1000 s (mean over the seeds), TCP-GAP and NewReno."""
     newreno = ctx.side("newreno").runs
@@ -82,6 +88,7 @@ def gap_links_values(ctx: "Context") -> dict[str, Any]:
             "ftp2": g["flow.1.goodput_bps"].mean() / 1e3}
 
 
+@register("figure")
 def gap_links_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Table 2 as bars: the paper's drops and hoptcp's per 1000 s for each link, one panel per row."""
     import numpy as np

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...stats import Estimate, mean_ci
+from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -55,10 +56,12 @@ def _flows_gap(params: Mapping[str, Any], base: Any, first_wired: int) -> dict[s
     return out
 
 
+@register("derive")
 def gap_cross_flows_gap(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     return _flows_gap(params, base, CROSS_FIRST_WIRED)
 
 
+@register("derive")
 def gap_random_flows_gap(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     return _flows_gap(params, base, RANDOM_FIRST_WIRED)
 
@@ -109,30 +112,29 @@ def _agg_ratio(ctx: "Context", case: str, arm: str) -> Estimate:
     return _est(a[GOODPUT].mean() / b[GOODPUT].mean(), min(len(a), len(b)))
 
 
-def gap_cross_up_jain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _jain(ctx, "wireless", ARMS[2])
+#: the direction mixes of gap-cross (Fig. 10-12)
+DIRECTIONS = ("wireless", "wired", "oncoming")
 
 
-def gap_cross_down_jain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _jain(ctx, "wired", ARMS[2])
+def _case(case: str) -> str:
+    if case not in DIRECTIONS:
+        raise SpecError(f"case = {case!r}; allowed: {', '.join(DIRECTIONS)}")
+    return case
 
 
-def gap_cross_oncoming_jain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _jain(ctx, "oncoming", ARMS[2])
+@register("check")
+def gap_cross_jain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str) -> Estimate:
+    """Jain's index of the four flows with TCP-GAP, one direction mix (``case``)."""
+    return _jain(ctx, _case(case), ARMS[2])
 
 
-def gap_cross_up_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _agg_ratio(ctx, "wireless", ARMS[2])
+@register("check")
+def gap_cross_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str) -> Estimate:
+    """Aggregate goodput with TCP-GAP over NewReno's, one direction mix (``case``)."""
+    return _agg_ratio(ctx, _case(case), ARMS[2])
 
 
-def gap_cross_down_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _agg_ratio(ctx, "wired", ARMS[2])
-
-
-def gap_cross_oncoming_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _agg_ratio(ctx, "oncoming", ARMS[2])
-
-
+@register("check")
 def gap_cross_oncoming_first_two(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """TCP-GAP without Goodput Control, oncoming case: goodput of FTP 1 + FTP 2 over FTP 3 + FTP 4."""
     g = _cross(ctx, "oncoming", ARMS[1])
@@ -156,6 +158,7 @@ def _flow_table(runs: "pd.DataFrame", groups: list[tuple[str, "pd.DataFrame"]],
     return "\n".join(rows)
 
 
+@register("values")
 def gap_cross_values(ctx: "Context") -> dict[str, Any]:
     import pandas as pd
 
@@ -181,6 +184,7 @@ def _flow_bars(ax: Any, runs: "pd.DataFrame", n: int) -> None:
     ax.grid(alpha=0.3, axis="y")
 
 
+@register("figure")
 def gap_cross_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Figs. 18-20: each flow's goodput and the aggregate per arm, one panel per direction case."""
     runs = gap_cross_runs(ctx)
@@ -212,30 +216,36 @@ def _starving(g: "pd.DataFrame") -> Estimate:
     return mean_ci(counts)
 
 
+@register("check")
 def gap_random_starving_newreno(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _starving(_random(ctx, ARMS[0]))
 
 
+@register("check")
 def gap_random_starving_gap(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _starving(_random(ctx, ARMS[2]))
 
 
+@register("check")
 def gap_random_jain_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     a, b = _random(ctx, ARMS[2]), _random(ctx, ARMS[0])
     return _est(a[JAIN].mean() - b[JAIN].mean(), min(len(a), len(b)))
 
 
+@register("check")
 def gap_random_aggregate_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     a, b = _random(ctx, ARMS[2]), _random(ctx, ARMS[0])
     return _est(a[GOODPUT].mean() / b[GOODPUT].mean(), min(len(a), len(b)))
 
 
+@register("values")
 def gap_random_values(ctx: "Context") -> dict[str, Any]:
     runs = _arm_runs(ctx)
     seeds = [(f"seed {s}", runs[runs["seed"] == s]) for s in sorted(runs["seed"].unique())]
     return {"table": _flow_table(runs, [("mean", runs)]), "per_seed": _flow_table(runs, seeds)}
 
 
+@register("figure")
 def gap_random_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 21: each flow's goodput and the aggregate per arm, mean over the seeds (each seed is
     another placement, so a flow's path length varies from seed to seed)."""
@@ -265,22 +275,26 @@ def _jain_of(v: list[float]) -> float:
     return s * s / (len(v) * sum(x * x for x in v)) if s > 0 else math.nan
 
 
+@register("check")
 def gap_http_random_jain_newreno(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     v, n = _http_arm(ctx, ARMS[0])
     return _est(_jain_of(v), n)
 
 
+@register("check")
 def gap_http_random_jain_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     (a, n), (b, m) = _http_arm(ctx, ARMS[2]), _http_arm(ctx, ARMS[0])
     return _est(_jain_of(a) - _jain_of(b), min(n, m))
 
 
+@register("check")
 def gap_http_random_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Aggregate averaged goodput (sum over flows) of TCP-GAP over NewReno's, in %."""
     (a, n), (b, m) = _http_arm(ctx, ARMS[2]), _http_arm(ctx, ARMS[0])
     return _est(100 * (sum(a) / sum(b) - 1), min(n, m))
 
 
+@register("values")
 def gap_http_random_values(ctx: "Context") -> dict[str, Any]:
     rows = ["| arm | " + " | ".join(f"HTTP {i + 1}" for i in range(4)) + " | aggregate | Jain |", "|---|---|---|---|---|---|---|"]
     for arm in ARMS:
@@ -292,6 +306,7 @@ def gap_http_random_values(ctx: "Context") -> dict[str, Any]:
     return {"table": "\n".join(rows)}
 
 
+@register("figure")
 def gap_http_random_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 24: each HTTP flow's averaged goodput and their sum per arm."""
     import numpy as np

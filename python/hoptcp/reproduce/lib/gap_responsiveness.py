@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...stats import Estimate, mean_ci
+from ..registry import register
 from .stored_series import per_run_lists
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,6 +52,7 @@ def _per_run(ctx: "Context", arm: str, f: Any) -> Estimate:
     return mean_ci([f(a, b) for a, b in zip(_series(runs, 0), _series(runs, 1))])
 
 
+@register("check")
 def gap_resp_takeover(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """TCP-GAP: FTP 1's goodput while FTP 2 pauses (135-160 s) over the two flows' aggregate
     before the pause (60-130 s)."""
@@ -61,6 +63,7 @@ def _jain(x: float, y: float) -> float:
     return (x + y) ** 2 / (2 * (x * x + y * y)) if x + y > 0 else math.nan
 
 
+@register("check")
 def gap_resp_fair_gap(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """TCP-GAP: Jain's index of the two flows while both run (10-130 s and 170 s to the end)."""
     def both(a: list[float], b: list[float]) -> float:
@@ -81,10 +84,12 @@ def _recovery_s(b: list[float]) -> float:
     return float(len(b) - RESUME)
 
 
+@register("check")
 def gap_resp_recovery(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     return _per_run(ctx, "TCP-GAP", lambda a, b: _recovery_s(b))
 
 
+@register("check")
 def gap_resp_newreno_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """NewReno: FTP 2's share of the aggregate goodput while both run."""
     def share(a: list[float], b: list[float]) -> float:
@@ -95,6 +100,7 @@ def gap_resp_newreno_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[
     return _per_run(ctx, "NewReno", share)
 
 
+@register("values")
 def gap_resp_values(ctx: "Context") -> dict[str, Any]:
     rows = ["| arm | FTP 1 before (kb/s) | FTP 2 before | FTP 1 during the pause | FTP 1 after | FTP 2 after | FTP 2 back at half its rate after (s) |",
             "|---|---|---|---|---|---|---|"]
@@ -111,6 +117,7 @@ def gap_resp_values(ctx: "Context") -> dict[str, Any]:
     return {"table": "\n".join(rows)}
 
 
+@register("figure")
 def gap_resp_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Figs. 13 (TCP-GAP) and 14 (NewReno): per-second goodput of both flows, mean over the seeds."""
     fig = new_figure(*opts.get("size", (11.0, 4.0)))

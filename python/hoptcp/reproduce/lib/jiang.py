@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...stats import Estimate, mean_ci
+from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -37,6 +38,7 @@ LONG_FOR_SHORT = {7: 4, 14: 10}
 
 # --- builders (derive) -----------------------------------------------------------------
 
+@register("derive")
 def jiang_chain_point(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """The flow runs end to end of the chain; the DATA retry limit goes with the RTS one as
     the paper pairs them (7/4, 14/10)."""
@@ -53,6 +55,7 @@ def jiang_chain_point(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     return out
 
 
+@register("derive")
 def jiang_capture_length_flows(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """Fig. 7: connection 2 is the 4-hop path 11 -> 14 (through node 3); both connections are
     TCP fed by CBR sources at the point's rates."""
@@ -172,9 +175,9 @@ def _loss_at(where: Mapping[str, Any]) -> Callable[..., Estimate]:
     return check
 
 
-jiang_delivered_6h_w8 = _metric_at(RECEIVED, {HOPS: 6, WIN: 8})
-jiang_delivered_6h_w4 = _metric_at(RECEIVED, {HOPS: 6, WIN: 4})
-jiang_delivered_12h_w4 = _metric_at(RECEIVED, {HOPS: 12, WIN: 4})
+jiang_delivered_6h_w8 = register("check", name="jiang_delivered_6h_w8")(_metric_at(RECEIVED, {HOPS: 6, WIN: 8}))
+jiang_delivered_6h_w4 = register("check", name="jiang_delivered_6h_w4")(_metric_at(RECEIVED, {HOPS: 6, WIN: 4}))
+jiang_delivered_12h_w4 = register("check", name="jiang_delivered_12h_w4")(_metric_at(RECEIVED, {HOPS: 12, WIN: 4}))
 def _link_failures_at(where: Mapping[str, Any]) -> Callable[..., Estimate]:
     """MAC retry-limit drops of TCP packets (data and ACKs): each is a link failure that AODV
     turns into a route break (the flow's route_breaks in hoptcp); counted from the drops by
@@ -189,30 +192,34 @@ def _link_failures_at(where: Mapping[str, Any]) -> Callable[..., Estimate]:
     return check
 
 
-jiang_breaks_6h_w8 = _link_failures_at({HOPS: 6, WIN: 8})
-jiang_breaks_6h_w4 = _link_failures_at({HOPS: 6, WIN: 4})
-jiang_loss_6h_w8 = _loss_at({HOPS: 6, WIN: 8})
-jiang_loss_6h_w4 = _loss_at({HOPS: 6, WIN: 4})
+jiang_breaks_6h_w8 = register("check", name="jiang_breaks_6h_w8")(_link_failures_at({HOPS: 6, WIN: 8}))
+jiang_breaks_6h_w4 = register("check", name="jiang_breaks_6h_w4")(_link_failures_at({HOPS: 6, WIN: 4}))
+jiang_loss_6h_w8 = register("check", name="jiang_loss_6h_w8")(_loss_at({HOPS: 6, WIN: 8}))
+jiang_loss_6h_w4 = register("check", name="jiang_loss_6h_w4")(_loss_at({HOPS: 6, WIN: 4}))
 
 
+@register("check")
 def jiang_longest_pause_12h_w4(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Longest run of seconds with no packet received (after the first second), 12 hops, W = 4."""
     return _per_run(ctx, runs, {HOPS: 12, WIN: 4},
                     lambda s, p: float(_longest_zero_run(_pkts_per_s(s, 0, _payload(ctx, p)))))
 
 
+@register("check")
 def jiang_zero_seconds_6h_w8(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Seconds with no packet received (after the first), 6 hops, W = 8."""
     return _per_run(ctx, runs, {HOPS: 6, WIN: 8},
                     lambda s, p: float(_zero_seconds(_pkts_per_s(s, 0, _payload(ctx, p)))))
 
 
+@register("check")
 def jiang_zero_seconds_3h_w4(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Seconds with no packet received (after the first), 3 hops, W = 4."""
     return _per_run(ctx, runs, {HOPS: 3, WIN: 4},
                     lambda s, p: float(_zero_seconds(_pkts_per_s(s, 0, _payload(ctx, p)))))
 
 
+@register("check")
 def jiang_cv_ratio_3h(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Coefficient of variation of the per-second throughput, 3 hops: W = 16 over W = 4."""
     def cv(w: int) -> Estimate:
@@ -223,6 +230,7 @@ def jiang_cv_ratio_3h(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, 
     return Estimate(a.mean / b.mean, math.nan, min(a.n, b.n), math.nan)
 
 
+@register("values")
 def jiang_oscillation_values(ctx: "Context") -> dict[str, Any]:
     runs = ctx.runs
     rows = []
@@ -271,6 +279,7 @@ def _series_panels(ctx: "Context", panels: Sequence[Mapping[str, Any]], title: s
     return fig
 
 
+@register("figure")
 def jiang_fig2(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 2 a-d: throughput per second, 3 hops W=4 and 16, 6 hops W=8, 12 hops W=4."""
     return _series_panels(ctx, [{HOPS: 3, WIN: 4}, {HOPS: 3, WIN: 16}, {HOPS: 6, WIN: 8}, {HOPS: 12, WIN: 4}],
@@ -297,12 +306,12 @@ def _gain(where: Mapping[str, Any]) -> Callable[..., Estimate]:
     return check
 
 
-jiang_retry_gain_6h = _gain({HOPS: 6, WIN: 8})
-jiang_retry_gain_12h = _gain({HOPS: 12, WIN: 4})
-jiang_retry_delivered_6h_1410 = _metric_at(RECEIVED, {HOPS: 6, WIN: 8, SRL: 14})
-jiang_retry_delivered_12h_1410 = _metric_at(RECEIVED, {HOPS: 12, WIN: 4, SRL: 14})
-jiang_retry_delivered_6h_74 = _metric_at(RECEIVED, {HOPS: 6, WIN: 8, SRL: 7})
-jiang_retry_delivered_12h_74 = _metric_at(RECEIVED, {HOPS: 12, WIN: 4, SRL: 7})
+jiang_retry_gain_6h = register("check", name="jiang_retry_gain_6h")(_gain({HOPS: 6, WIN: 8}))
+jiang_retry_gain_12h = register("check", name="jiang_retry_gain_12h")(_gain({HOPS: 12, WIN: 4}))
+jiang_retry_delivered_6h_1410 = register("check", name="jiang_retry_delivered_6h_1410")(_metric_at(RECEIVED, {HOPS: 6, WIN: 8, SRL: 14}))
+jiang_retry_delivered_12h_1410 = register("check", name="jiang_retry_delivered_12h_1410")(_metric_at(RECEIVED, {HOPS: 12, WIN: 4, SRL: 14}))
+jiang_retry_delivered_6h_74 = register("check", name="jiang_retry_delivered_6h_74")(_metric_at(RECEIVED, {HOPS: 6, WIN: 8, SRL: 7}))
+jiang_retry_delivered_12h_74 = register("check", name="jiang_retry_delivered_12h_74")(_metric_at(RECEIVED, {HOPS: 12, WIN: 4, SRL: 7}))
 
 
 def _oscillation_ratio(where: Mapping[str, Any], stat: str) -> Callable[..., Estimate]:
@@ -324,12 +333,13 @@ def _oscillation_ratio(where: Mapping[str, Any], stat: str) -> Callable[..., Est
     return check
 
 
-jiang_retry_zero_ratio_6h = _oscillation_ratio({HOPS: 6, WIN: 8}, "zero")
-jiang_retry_zero_ratio_12h = _oscillation_ratio({HOPS: 12, WIN: 4}, "zero")
-jiang_retry_cv_ratio_6h = _oscillation_ratio({HOPS: 6, WIN: 8}, "cv")
-jiang_retry_cv_ratio_12h = _oscillation_ratio({HOPS: 12, WIN: 4}, "cv")
+jiang_retry_zero_ratio_6h = register("check", name="jiang_retry_zero_ratio_6h")(_oscillation_ratio({HOPS: 6, WIN: 8}, "zero"))
+jiang_retry_zero_ratio_12h = register("check", name="jiang_retry_zero_ratio_12h")(_oscillation_ratio({HOPS: 12, WIN: 4}, "zero"))
+jiang_retry_cv_ratio_6h = register("check", name="jiang_retry_cv_ratio_6h")(_oscillation_ratio({HOPS: 6, WIN: 8}, "cv"))
+jiang_retry_cv_ratio_12h = register("check", name="jiang_retry_cv_ratio_12h")(_oscillation_ratio({HOPS: 12, WIN: 4}, "cv"))
 
 
+@register("values")
 def jiang_retry_values(ctx: "Context") -> dict[str, Any]:
     rows = []
     for (h, w, s), g in ctx.runs.groupby([HOPS, WIN, SRL], sort=True):
@@ -350,6 +360,7 @@ def jiang_retry_values(ctx: "Context") -> dict[str, Any]:
     return {"retry_table": table, "retry_ns2_table": ns2}
 
 
+@register("figure")
 def jiang_fig4(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 4 a/b beside Fig. 2 c/d: throughput per second with retry limits 7/4 and 14/10."""
     return _series_panels(ctx, [{HOPS: 6, WIN: 8, SRL: 7}, {HOPS: 6, WIN: 8, SRL: 14},
@@ -357,6 +368,7 @@ def jiang_fig4(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mappin
                           "Jiang Fig. 4 (14/10) beside Fig. 2 c/d (7/4), hoptcp", opts)
 
 
+@register("evidence")
 def jiang_ns2_agrees(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> "Evidence":
     from .ns2_agreement import ns2_agrees
 
@@ -376,6 +388,7 @@ def _wins(runs: "pd.DataFrame", duration: float = 120.0, payload: int = 1460) ->
     return (_received_by(runs, 1, duration, payload) > _received_by(runs, 0, duration, payload)).astype(float)
 
 
+@register("check")
 def jiang_conn2_wins(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Fraction of runs (every start time and seed) in which connection 2 receives more packets
     than connection 1."""
@@ -390,15 +403,17 @@ def _wins_at(key: str, value: Any) -> Callable[..., Estimate]:
     return check
 
 
-jiang_conn2_wins_fig7a = _wins_at(RATE2, 50_000.0)
-jiang_conn2_wins_fig7b = _wins_at(RATE2, 10_000.0)
+jiang_conn2_wins_fig7a = register("check", name="jiang_conn2_wins_fig7a")(_wins_at(RATE2, 50_000.0))
+jiang_conn2_wins_fig7b = register("check", name="jiang_conn2_wins_fig7b")(_wins_at(RATE2, 10_000.0))
 
 
+@register("derive")
 def jiang_capture_length_ftp(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """Fig. 7's paths (connection 2: 11 -> 14) with both sources saturated (FTP)."""
     return {"flows.1.src": 11, "flows.1.dst": 14}
 
 
+@register("evidence")
 def jiang_saturated_sources(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> "Evidence":
     """Shown when the claim's rule holds on the side sweep ``saturated`` (the same paths and
     start times with FTP sources: the paper's 'TCP has packets to send at all times'), or when
@@ -415,6 +430,7 @@ def jiang_saturated_sources(ctx: "Context", claim: "Claim", point: Mapping[str, 
     return Evidence(shown, f"{side}. ns-2.35 on the same scenario: {ns2.text}")
 
 
+@register("values")
 def jiang_capture_values(ctx: "Context") -> dict[str, Any]:
     by = [c for c in ctx.params if c != "seed"]
     rows = []
@@ -447,6 +463,7 @@ def _capture_bars(ctx: "Context", subset: "pd.DataFrame", ax: Any, title: str) -
     ax.legend(fontsize=8)
 
 
+@register("figure")
 def jiang_fig6(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 6: packets received by each connection against connection 2's start time."""
     fig = new_figure(*opts.get("size", (7.0, 3.6)))
@@ -454,6 +471,7 @@ def jiang_fig6(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mappin
     return fig
 
 
+@register("figure")
 def jiang_fig7(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 7 a/b: 6-hop connection 1 and 4-hop connection 2, at 50/50 and 20/10 kb/s."""
     fig = new_figure(*opts.get("size", (7.0, 6.4)))
@@ -481,6 +499,7 @@ def _window(ctx: "Context") -> tuple[float, float]:
     return float(f1["start_s"]), float(f1["stop_s"])
 
 
+@register("check")
 def jiang_neigh_during(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Connection 1's throughput while connection 2 runs (from 2 s after its start), as a
     fraction of connection 1's throughput alone before (from 5 s to connection 2's start)."""
@@ -488,6 +507,7 @@ def jiang_neigh_during(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str,
     return _share(ctx, runs, (a + 2, b), (5.0, a))
 
 
+@register("check")
 def jiang_neigh_after(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Connection 1's throughput from 5 s after connection 2 stops to the end, as a fraction of
     its throughput alone before connection 2 started."""
@@ -496,6 +516,7 @@ def jiang_neigh_after(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, 
     return _share(ctx, runs, (b + 5, end), (5.0, a))
 
 
+@register("figure")
 def jiang_fig9(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 9 a/b: per-second throughput of the 6-hop connection and of the 2-hop one."""
     fig = new_figure(*opts.get("size", (7.0, 4.4)))
@@ -536,11 +557,12 @@ def _best_size(hops: int) -> Callable[..., Estimate]:
     return check
 
 
-jiang_best_size_6h = _best_size(6)
-jiang_best_size_9h = _best_size(9)
-jiang_best_size_12h = _best_size(12)
+jiang_best_size_6h = register("check", name="jiang_best_size_6h")(_best_size(6))
+jiang_best_size_9h = register("check", name="jiang_best_size_9h")(_best_size(9))
+jiang_best_size_12h = register("check", name="jiang_best_size_12h")(_best_size(12))
 
 
+@register("check")
 def jiang_delivery_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Spearman correlation of packet size with the fraction of data packets delivered
     (received / sent, mean per size), per string; the mean over the strings."""
@@ -553,6 +575,7 @@ def jiang_delivery_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[st
     return Estimate(sum(cors) / len(cors), math.nan, len(cors), math.nan)
 
 
+@register("values")
 def jiang_size_values(ctx: "Context") -> dict[str, Any]:
     rows = []
     for (h, s), g in _sized(ctx, ctx.runs).groupby([HOPS, SIZE], sort=True):
@@ -562,6 +585,7 @@ def jiang_size_values(ctx: "Context") -> dict[str, Any]:
                           "|---|---|---|---|---|---|\n" + "\n".join(rows)}
 
 
+@register("figure")
 def jiang_fig10(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 10 a/b/c: bytes received and bytes sent against packet size, 6, 9 and 12 hops."""
     fig = new_figure(*opts.get("size", (7.0, 7.0)))

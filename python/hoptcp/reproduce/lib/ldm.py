@@ -19,11 +19,13 @@ gain, ``rts_collisions`` the RTS-collision change), ``ldm_jain_goodput``, ``ldm_
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
 from ...plotting import new_figure
+from ...results import per_id
 from ...stats import Estimate, jain, mean_ci
+from ..registry import register
 from .stored_series import flow_ids, per_run_lists, pooled_distribution
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,6 +65,7 @@ LEE_CROSS_WINDOW = 2
 LEE_REGULAR_KBPS = {(1, 7): 193.0, (1, 15): 184.0, (1, 24): 176.0, (3, 7): 179.0, (3, 15): 148.0, (3, 24): 176.0}
 
 
+@register("derive")
 def ldm_lee_windows(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """Derive for the LDM entries: chains carry their flows end to end (as
     ``chain_flow_to_end``), and a point with ``tcp.max_window = "lee"`` gets the paper's
@@ -98,8 +101,7 @@ def ldm_scheme(row: Mapping[str, Any]) -> str:
 
 
 def _node_sum(row: Mapping[str, Any], suffix: str) -> float:
-    return float(sum(float(v) for k, v in row.items() if isinstance(k, str) and k.startswith("node.")
-                     and k.endswith("." + suffix) and v == v))
+    return float(sum(float(row[k]) for k in per_id(row, "node", suffix).values() if row[k] == row[k]))
 
 
 def _mean_flows(row: Mapping[str, Any], metric: str) -> float:
@@ -164,6 +166,7 @@ def _measure_and_scheme(measure: str, scheme: str) -> None:
         raise SpecError(f"scheme = {scheme!r}; allowed: {', '.join(SCHEMES)}")
 
 
+@register("check")
 def ldm_metric(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str, scheme: str,
                hops: int = 0) -> Estimate:
     """A per-run measure (``kbps``, ``rtt_ms``, ``avgwin``, ...) of one scheme, mean over its runs
@@ -172,6 +175,7 @@ def ldm_metric(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *
     return mean_ci(_sel(ctx, scheme, hops)[measure])
 
 
+@register("check")
 def ldm_relative(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str, scheme: str,
                  hops: int = 0) -> Estimate:
     """A measure of one scheme relative to regular TCP's on the same chain, in %."""
@@ -179,6 +183,7 @@ def ldm_relative(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any],
     return _ratio_pct(mean_ci(_sel(ctx, scheme, hops)[measure]), mean_ci(_sel(ctx, "regular", hops)[measure]))
 
 
+@register("check")
 def ldm_jain_goodput(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
     """Jain's index of the flows' goodputs under one scheme, mean over its runs."""
     _measure_and_scheme("kbps", scheme)
@@ -186,6 +191,7 @@ def ldm_jain_goodput(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, A
     return mean_ci([jain([float(r[f"flow.{i}.goodput_bps"]) for i in flow_ids(r)]) for r in df.to_dict("records")])
 
 
+@register("evidence")
 def ldm_route_breaks(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Any:
     """ns-2.35's stored runs agreeing with hoptcp (``ns2_agrees``) where there are some;
     otherwise what the same claim gives without AODV's route breaks, measured on the side sweep
@@ -268,6 +274,7 @@ _COLS = [("goodput (kb/s)", "kbps", ".0f"), ("RTT (ms)", "rtt_ms", ".0f"), ("RTS
          ("loss (%)", "loss", ".2f"), ("avg window", "avgwin", ".2f")]
 
 
+@register("values")
 def ldm_tables(ctx: "Context") -> dict[str, Any]:
     """The main sweep's table (AODV) and the static-routing side's, for the notes."""
     out = {"aodv_table": _table(ctx, _COLS)}
@@ -278,6 +285,7 @@ def ldm_tables(ctx: "Context") -> dict[str, Any]:
     return out
 
 
+@register("values")
 def ldm_route_share(ctx: "Context") -> dict[str, Any]:
     """How much of each scheme's goodput change over regular TCP remains with static routes."""
     lines = ["| hops | scheme | gain, AODV (%) | gain, static (%) |", "|---|---|---|---|"]
@@ -326,6 +334,7 @@ def _scheme_runs(ctx: "Context", scheme: str, hops: int = 0) -> "pd.DataFrame":
     return out
 
 
+@register("check")
 def ldm_rts0(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str) -> Estimate:
     """Share of packets sent with no RTS retransmission under one scheme (per run)."""
     _measure_and_scheme("kbps", scheme)
@@ -360,6 +369,7 @@ def _panel(ax: Any, df: "pd.DataFrame", col: str, ylabel: str, norm: bool = Fals
     ax.grid(True, axis="y", alpha=0.3)
 
 
+@register("figure")
 def ldm_bars(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Figs. 4, 5 and 10 as drawn in the paper: throughput normalised to regular TCP, RTT,
     RTS collisions and loss, per chain length (or the cross), the five schemes as bars."""
@@ -375,6 +385,7 @@ def ldm_bars(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[
     return fig
 
 
+@register("figure")
 def ldm_window_curves(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 2: throughput and RTT against the maximum window (regular TCP, 7 hops)."""
     df = ldm_frame(ctx.runs)
@@ -391,6 +402,7 @@ def ldm_window_curves(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts:
     return fig
 
 
+@register("figure")
 def ldm_rts_cdf_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mapping[str, Any]) -> "Figure":
     """Fig. 8: CDF of RTS retransmissions per packet, per scheme."""
     fig = new_figure(*opts.get("size", (6.5, 4.5)))
@@ -409,6 +421,7 @@ def ldm_rts_cdf_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
     return fig
 
 
+@register("values")
 def ldm_rts0_values(ctx: "Context") -> dict[str, Any]:
     """Fig. 8's table: share of packets with no RTS retransmission, per scheme."""
     lines = ["", "", "| scheme | no RTS retransmission | ≤ 1 | ≤ 2 |", "|---|---|---|---|"]
@@ -430,11 +443,13 @@ def _by_window(ctx: "Context", col: str) -> list[tuple[int, Estimate]]:
     return [(int(w), mean_ci(df[df[WIN] == w][col])) for w in sorted(int(x) for x in df[WIN].unique())]
 
 
+@register("check")
 def ldm_best_window(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> float:
     """The maximum window with the highest mean goodput."""
     return float(max(_by_window(ctx, "kbps"), key=lambda t: t[1].mean)[0])
 
 
+@register("check")
 def ldm_rtt_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> float:
     """Spearman's rank correlation of the mean RTT with the maximum window."""
     from scipy import stats
@@ -443,6 +458,7 @@ def ldm_rtt_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]
     return float(stats.spearmanr([w for w, _ in t], [e.mean for _, e in t]).statistic)
 
 
+@register("values")
 def ldm_window_values(ctx: "Context") -> dict[str, Any]:
     k, r = dict(_by_window(ctx, "kbps")), dict(_by_window(ctx, "rtt_ms"))
     lines = ["", "", "| max window | goodput (kb/s) | RTT (ms) |", "|---|---|---|"]
@@ -492,6 +508,7 @@ def ldm_signs(runs: "pd.DataFrame", ldm: str, ref: str) -> dict[str, str]:
     return out
 
 
+@register("check")
 def ldm_marks_as_printed(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, against: str,
                          category: str, ldm: str = "ldm-oracle") -> float:
     """Cells of a row of Fig. 6 (``against = "regular"``) or Fig. 7 (``"pacing"``) where LDM's
@@ -504,33 +521,35 @@ def ldm_marks_as_printed(ctx: "Context", runs: "pd.DataFrame", point: Mapping[st
     return float(sum(a == b for a, b in zip(got, PAPER_SIGNS[against][category], strict=True)))
 
 
-def _max_cut(ref: str, col: str, ldm: str = "ldm-oracle") -> Callable[..., Estimate]:
-    def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        df = ldm_frame(ctx.runs)
-        cuts = []
-        for count in (1, 3):
-            for h in (7, 15, 24):
-                g = df[(df[HOPS] == h) & (df[COUNT] == count)] if COUNT in df.columns else df[df[HOPS] == h]
-                a, b = mean_ci(g[g["scheme"] == ldm][col]).mean, mean_ci(g[g["scheme"] == ref][col]).mean
-                if a == a and b == b and b > 0:
-                    cuts.append(100 * (1 - a / b))
-        if not cuts:
-            raise SpecError(f"no cells with both LDM and {LABEL[ref]} runs")
-        return Estimate(max(cuts), math.nan, len(cuts), math.nan)
-
-    check.__doc__ = (f"Largest reduction (%) of {col} by LDM (oracle) against {LABEL[ref]} over the six cells "
-                     "(1 and 3 flows, 7/15/24 hops; means over seeds).")
-    return check
+#: the quantities whose reduction by LDM Lee §V sums up
+_CUT_OF = {"rtt": "rtt_ms", "loss": "loss"}
 
 
-#: Lee §V's summary: "up to a 57.6% reduction" of RTT and "up to a 59.5% reduction" of loss
-#: against regular TCP; "up to a 67.2% reduction" and "up to a 33.8% reduction" against pacing
-ldm_rtt_cut_vs_regular = _max_cut("regular", "rtt_ms")
-ldm_loss_cut_vs_regular = _max_cut("regular", "loss")
-ldm_rtt_cut_vs_pacing = _max_cut("pacing", "rtt_ms")
-ldm_loss_cut_vs_pacing = _max_cut("pacing", "loss")
+@register("check")
+def ldm_max_cut(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, of: str, against: str) -> Estimate:
+    """Largest reduction (%) of ``of`` (rtt or loss) by LDM (oracle) against the scheme ``against``
+    (regular or pacing) over the six cells (1 and 3 flows, 7/15/24 hops; means over seeds).
+    Lee §V's summary: "up to a 57.6% reduction" of RTT and "up to a 59.5% reduction" of loss against
+    regular TCP; "up to a 67.2% reduction" and "up to a 33.8% reduction" against pacing."""
+    if of not in _CUT_OF:
+        raise SpecError(f"of = {of!r}; allowed: {', '.join(_CUT_OF)}")
+    if against not in ("regular", "pacing"):
+        raise SpecError(f"against = {against!r}; allowed: regular, pacing")
+    col, ldm = _CUT_OF[of], "ldm-oracle"
+    df = ldm_frame(ctx.runs)
+    cuts = []
+    for count in (1, 3):
+        for h in (7, 15, 24):
+            g = df[(df[HOPS] == h) & (df[COUNT] == count)] if COUNT in df.columns else df[df[HOPS] == h]
+            a, b = mean_ci(g[g["scheme"] == ldm][col]).mean, mean_ci(g[g["scheme"] == against][col]).mean
+            if a == a and b == b and b > 0:
+                cuts.append(100 * (1 - a / b))
+    if not cuts:
+        raise SpecError(f"no cells with both LDM and {LABEL[against]} runs")
+    return Estimate(max(cuts), math.nan, len(cuts), math.nan)
 
 
+@register("values")
 def ldm_sign_tables(ctx: "Context") -> dict[str, Any]:
     """Figs. 6 and 7 as tables: the paper's marks and hoptcp's (oracle and estimated LDM)."""
     out = {}

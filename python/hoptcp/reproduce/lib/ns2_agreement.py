@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..registry import register
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..catalogue import Claim
     from ..report import Context, Evidence
 
 
+@register("evidence")
 def ns2_agrees(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> "Evidence":
     """Shown when ns-2.35's value also breaks the claim's rule, on the same side of the paper's
     number as hoptcp's, and the two simulators agree: the equivalence test over seeds of

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ...errors import SpecError
+from ...results import per_id
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -43,10 +44,4 @@ def pooled_distribution(hists: Sequence[Sequence[float]]) -> list[float]:
 
 def flow_ids(row: Mapping[str, Any]) -> list[int]:
     """The ids of the flows a run row reports a goodput for (``flow.N.goodput_bps``, not NaN)."""
-    ids = set()
-    for k in row:
-        if isinstance(k, str) and k.startswith("flow.") and k.endswith(".goodput_bps"):
-            mid = k[len("flow."):-len(".goodput_bps")]
-            if mid.isdigit() and row[k] == row[k]:
-                ids.add(int(mid))
-    return sorted(ids)
+    return sorted(i for i, k in per_id(row, "flow", "goodput_bps").items() if row[k] == row[k])
