@@ -553,6 +553,30 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
             }
             non_negative("routing.aodv.broadcast_jitter_s", a.broadcast_jitter_s, "seconds")?;
             non_negative("routing.aodv.arp_delay_s", a.arp_delay_s, "seconds")?;
+            // HELLOs every U(0.75, 1.25) interval: at least a millisecond,
+            // so a run cannot drown in HELLO events.
+            let hello = a.hello_interval_s;
+            if !(hello.is_finite() && hello >= 1e-3) {
+                return Err(ScenarioError::value(
+                    "routing.aodv.hello_interval_s",
+                    hello,
+                    "must be a number of seconds >= 0.001",
+                ));
+            }
+            int_range("routing.aodv.allowed_hello_loss", a.allowed_hello_loss as u64, 1, 1000)?;
+            if a.link_detection == crate::net::routing::aodv::LinkDetection::Mac {
+                for (key, set) in [
+                    ("routing.aodv.hello_interval_s", hello != 1.0),
+                    ("routing.aodv.allowed_hello_loss", a.allowed_hello_loss != 3),
+                ] {
+                    if set {
+                        return Err(ScenarioError::new(
+                            key,
+                            format!("`{key}` needs routing.aodv.link_detection = \"hello\" (it is \"mac\")"),
+                        ));
+                    }
+                }
+            }
         }
     }
     Ok(())
