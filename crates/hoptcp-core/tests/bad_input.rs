@@ -292,6 +292,17 @@ fn aodv_keys_need_aodv_and_sane_values() {
     check(&e, "routing.aodv.local_repair", &["wrong type", "true or false"]);
     let e = reject(&aodv, &[("routing.protocol", "\"olsr\"")]);
     check(&e, "routing.protocol", &["\"olsr\"", "static, aodv"]);
+    let e = reject(&aodv, &[("routing.aodv.link_detection", "\"beacon\"")]);
+    check(&e, "routing.aodv.link_detection", &["\"beacon\"", "mac", "hello"]);
+    let e = reject(&aodv, &[("routing.aodv.hello_interval_s", "2")]);
+    check(&e, "routing.aodv.hello_interval_s", &["link_detection = \"hello\""]);
+    let e = reject(&aodv, &[("routing.aodv.allowed_hello_loss", "5")]);
+    check(&e, "routing.aodv.allowed_hello_loss", &["link_detection = \"hello\""]);
+    let hello = [("routing.aodv.link_detection", "\"hello\"")];
+    let e = reject(&aodv, &[hello[0], ("routing.aodv.hello_interval_s", "0")]);
+    check(&e, "routing.aodv.hello_interval_s", &["= 0", ">= 0.001"]);
+    let e = reject(&aodv, &[hello[0], ("routing.aodv.allowed_hello_loss", "0")]);
+    check(&e, "routing.aodv.allowed_hello_loss", &["= 0", "1..="]);
 }
 
 #[test]

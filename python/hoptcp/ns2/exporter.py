@@ -83,7 +83,7 @@ ROUTING: dict[str, RoutingMap] = {
 #: ns-2.35's AODV constants (aodv/aodv.h, aodv_rqueue.h, aodv.cc) under the key names of hoptcp's
 #: ``[routing.aodv]`` table. They are compiled into ns-2, so a scenario can only be exported with
 #: these values; a key the exporter does not know is refused rather than guessed.
-NS2_AODV_CONSTANTS: dict[str, float | bool] = {
+NS2_AODV_CONSTANTS: dict[str, float | bool | str] = {
     "ttl_start": 5,
     "ttl_increment": 2,
     "ttl_threshold": 7,
@@ -102,6 +102,10 @@ NS2_AODV_CONSTANTS: dict[str, float | bool] = {
     "purge_interval_s": 0.5,
     "local_repair": True,
     "first_rreq_network_wide": True,
+    # Debian's ns-2.35 is built with AODV_LINK_LAYER_DETECTION (aodv.h): no HELLOs.
+    "link_detection": "mac",
+    "hello_interval_s": 1.0,
+    "allowed_hello_loss": 3,
 }
 
 

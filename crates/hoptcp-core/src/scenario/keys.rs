@@ -630,6 +630,27 @@ pub const AODV_FIRST_RREQ_NETWORK_WIDE: Decl = flag(
     true,
     "The first RREQ to a destination is network-wide, as in ns-2.35; false: it starts at ttl_start.",
 );
+pub const AODV_LINK_DETECTION: Decl = word(
+    "routing.aodv.link_detection",
+    "mac",
+    &["mac", "hello"],
+    "How a broken link is noticed: a MAC retry-limit drop (ns-2.35's build) or missed HELLOs (RFC 3561 §6.9).",
+);
+pub const AODV_HELLO_INTERVAL_S: Decl = num(
+    "routing.aodv.hello_interval_s",
+    1.0,
+    ">= 0.001",
+    "s",
+    "HELLO_INTERVAL; only with link_detection = \"hello\".",
+);
+pub const AODV_ALLOWED_HELLO_LOSS: Decl = int(
+    "routing.aodv.allowed_hello_loss",
+    3,
+    1,
+    1000,
+    "",
+    "ALLOWED_HELLO_LOSS; only with link_detection = \"hello\".",
+);
 
 // --- [tcp] ---------------------------------------------------------------------------
 pub const TCP_VARIANT: Decl = word(
@@ -1196,6 +1217,9 @@ pub fn declarations() -> Vec<Decl> {
         AODV_PURGE_INTERVAL_S,
         AODV_LOCAL_REPAIR,
         AODV_FIRST_RREQ_NETWORK_WIDE,
+        AODV_LINK_DETECTION,
+        AODV_HELLO_INTERVAL_S,
+        AODV_ALLOWED_HELLO_LOSS,
         TCP_VARIANT,
         TCP_PAYLOAD_BYTES,
         TCP_MAX_WINDOW,

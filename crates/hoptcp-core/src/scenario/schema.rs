@@ -432,6 +432,29 @@ pub struct AodvSpec {
     /// ns-2.35: the first RREQ to a destination is network-wide (a new
     /// route entry's last hop count is "infinite"); false: TTL_START.
     pub first_rreq_network_wide: bool,
+    /// "mac" (ns-2.35's build: a MAC retry-limit drop breaks the link) or
+    /// "hello" (HELLO messages, RFC 3561 §6.9). Left out of the canonical
+    /// form at its default, so existing scenarios keep their identity.
+    #[serde(skip_serializing_if = "is_mac_detection")]
+    pub link_detection: crate::net::routing::aodv::LinkDetection,
+    /// HELLO_INTERVAL (s), with link_detection = "hello".
+    #[serde(skip_serializing_if = "is_default_hello_interval")]
+    pub hello_interval_s: f64,
+    /// ALLOWED_HELLO_LOSS, with link_detection = "hello".
+    #[serde(skip_serializing_if = "is_default_hello_loss")]
+    pub allowed_hello_loss: u32,
+}
+
+fn is_mac_detection(d: &crate::net::routing::aodv::LinkDetection) -> bool {
+    *d == crate::net::routing::aodv::LinkDetection::Mac
+}
+
+fn is_default_hello_interval(v: &f64) -> bool {
+    *v == k::AODV_HELLO_INTERVAL_S.num()
+}
+
+fn is_default_hello_loss(v: &u32) -> bool {
+    u64::from(*v) == k::AODV_ALLOWED_HELLO_LOSS.int()
 }
 
 impl Default for AodvSpec {
@@ -455,6 +478,9 @@ impl Default for AodvSpec {
             purge_interval_s: k::AODV_PURGE_INTERVAL_S.num(),
             local_repair: k::AODV_LOCAL_REPAIR.flag(),
             first_rreq_network_wide: k::AODV_FIRST_RREQ_NETWORK_WIDE.flag(),
+            link_detection: k::AODV_LINK_DETECTION.word(),
+            hello_interval_s: k::AODV_HELLO_INTERVAL_S.num(),
+            allowed_hello_loss: k::AODV_ALLOWED_HELLO_LOSS.int() as u32,
         }
     }
 }
@@ -482,6 +508,9 @@ impl AodvSpec {
             purge_interval: from_secs(self.purge_interval_s),
             local_repair: self.local_repair,
             first_rreq_network_wide: self.first_rreq_network_wide,
+            link_detection: self.link_detection,
+            hello_interval: from_secs(self.hello_interval_s),
+            allowed_hello_loss: self.allowed_hello_loss,
         }
     }
 }

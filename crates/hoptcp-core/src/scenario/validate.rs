@@ -557,6 +557,30 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
             }
             non_negative("routing.aodv.broadcast_jitter_s", a.broadcast_jitter_s, "seconds")?;
             non_negative("routing.aodv.arp_delay_s", a.arp_delay_s, "seconds")?;
+            // HELLOs every U(0.75, 1.25) interval: at least a millisecond,
+            // so a run cannot drown in HELLO events.
+            let hello = a.hello_interval_s;
+            if !(hello.is_finite() && hello >= 1e-3) {
+                return Err(ScenarioError::value(
+                    "routing.aodv.hello_interval_s",
+                    hello,
+                    "must be a number of seconds >= 0.001",
+                ));
+            }
+            k::AODV_ALLOWED_HELLO_LOSS.check_int("routing.aodv.allowed_hello_loss", a.allowed_hello_loss as u64)?;
+            if a.link_detection == crate::net::routing::aodv::LinkDetection::Mac {
+                for (key, set) in [
+                    ("routing.aodv.hello_interval_s", hello != k::AODV_HELLO_INTERVAL_S.num()),
+                    ("routing.aodv.allowed_hello_loss", u64::from(a.allowed_hello_loss) != k::AODV_ALLOWED_HELLO_LOSS.int()),
+                ] {
+                    if set {
+                        return Err(ScenarioError::new(
+                            key,
+                            format!("`{key}` needs routing.aodv.link_detection = \"hello\" (it is \"mac\")"),
+                        ));
+                    }
+                }
+            }
         }
     }
     Ok(())

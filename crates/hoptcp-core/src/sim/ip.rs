@@ -249,4 +249,24 @@ impl Simulation {
         }
         self.q.schedule_at(now + interval, Ev::RouteTick);
     }
+
+    /// `node`'s HELLO timer: send a HELLO, then the next one.
+    pub(super) fn hello(&mut self, now: Time, node: u32) {
+        let mut next = None;
+        self.with_aodv(now, node, |a, p, env| next = Some(a.hello_timer(p, env)));
+        if let Some(dt) = next {
+            self.q.schedule_at(now + dt, Ev::Hello { node });
+        }
+    }
+
+    /// The neighbour timer on every node (ns-2 runs one per node, all in
+    /// step from time 0, every HELLO_INTERVAL), then the next one.
+    pub(super) fn neighbor_tick(&mut self, now: Time) {
+        let Routing::Aodv(r) = &self.routing else { return };
+        let interval = r.params.hello_interval;
+        for node in 0..self.nodes.len() as u32 {
+            self.with_aodv(now, node, |a, p, env| a.neighbor_purge(p, env));
+        }
+        self.q.schedule_at(now + interval, Ev::NeighborTick);
+    }
 }

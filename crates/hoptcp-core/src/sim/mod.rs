@@ -101,6 +101,12 @@ pub(crate) enum Ev {
         node: u32,
         dst: u32,
     },
+    /// AODV's HELLO timer at `node` (HELLO link detection only).
+    Hello {
+        node: u32,
+    },
+    /// AODV's neighbour-table purge, for every node (HELLO detection only).
+    NeighborTick,
     /// A wired link's direction finished sending its packet.
     WireTxEnd {
         link: u32,
@@ -400,6 +406,12 @@ impl Simulation {
         if sim.routing.is_aodv() {
             // ns-2 starts each AODV agent's timers at time 0.
             sim.q.schedule_at(0, Ev::RouteTick);
+            if sim.routing.aodv_hello() {
+                for node in 0..sim.nodes.len() as u32 {
+                    sim.q.schedule_at(0, Ev::Hello { node });
+                }
+                sim.q.schedule_at(0, Ev::NeighborTick);
+            }
         }
         if let (Some(n), Some(k)) = (sc.stats.batches, sc.stats.batch_packets) {
             let start = sim.flows.iter().map(|f| f.plan.start).min().unwrap_or(0);
@@ -578,6 +590,8 @@ impl Simulation {
                 self.pump_tcp(now, flow);
             }
             Ev::RouteTick => self.route_tick(now),
+            Ev::Hello { node } => self.hello(now, node),
+            Ev::NeighborTick => self.neighbor_tick(now),
             Ev::RouteTimer { node, dst } => {
                 if let Routing::Aodv(r) = &mut self.routing {
                     r.nodes[node as usize].local_repair_timeout(dst);

@@ -31,6 +31,11 @@ impl Routing {
     pub fn is_aodv(&self) -> bool {
         matches!(self, Routing::Aodv(_))
     }
+
+    /// AODV with HELLO-based link-break detection.
+    pub fn aodv_hello(&self) -> bool {
+        matches!(self, Routing::Aodv(r) if r.params.link_detection == aodv::LinkDetection::Hello)
+    }
 }
 
 /// Route events of one flow.

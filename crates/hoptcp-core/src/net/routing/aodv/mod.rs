@@ -11,6 +11,8 @@
 //! ns-2.35's configuration, all reproduced: no HELLO messages (link breaks
 //! are learnt from MAC retry-limit failures), local repair on, expanding
 //! ring search, a 64-packet request buffer, RREQ/RERR broadcast jitter.
+//! Optionally (`link_detection = "hello"`) links break when HELLOs stop,
+//! as in ns-2.35 built without AODV_LINK_LAYER_DETECTION (`neighbors.rs`).
 //! Files: `rreq.rs` (discovery and requests), `rrep.rs` (replies),
 //! `rerr.rs` (errors), `table.rs`, `rqueue.rs` (request buffer), `seen.rs`
 //! (duplicate suppression), `msg.rs` (messages and their sizes), `wire.rs`
@@ -23,6 +25,7 @@
 //! lifetime is cast from a double to u32 as C does.
 
 mod msg;
+mod neighbors;
 mod params;
 mod rerr;
 mod rqueue;
@@ -36,12 +39,13 @@ pub mod wire;
 mod tests;
 
 pub use msg::{AodvMsg, Rerr, Rrep, Rreq, RERR_CAPACITY};
-pub use params::AodvParams;
+pub use params::{AodvParams, LinkDetection};
 pub use table::{RouteEntry, RouteState, INFINITY};
 
 use crate::engine::{RngStream, Time};
 use crate::mac::NodeId;
 use crate::net::DropCause;
+use neighbors::NeighborTable;
 use rqueue::RequestBuffer;
 use seen::BroadcastIdCache;
 use table::RouteTable;
@@ -154,7 +158,9 @@ pub struct Aodv {
     table: RouteTable,
     seen: BroadcastIdCache,
     buffer: RequestBuffer,
-    /// Broadcast jitter.
+    /// Neighbours heard from (HELLO detection only).
+    neighbors: NeighborTable,
+    /// Broadcast jitter (and HELLO intervals).
     rng: RngStream,
     pub counters: AodvCounters,
 }
@@ -168,6 +174,7 @@ impl Aodv {
             table: RouteTable::default(),
             seen: BroadcastIdCache::default(),
             buffer: RequestBuffer::default(),
+            neighbors: NeighborTable::default(),
             rng,
             counters: AodvCounters::default(),
         }
@@ -187,6 +194,11 @@ impl Aodv {
 
     pub fn seqno(&self) -> u32 {
         self.seqno
+    }
+
+    /// Whether `id` is a known neighbour (HELLO detection).
+    pub fn is_neighbor(&self, id: NodeId) -> bool {
+        self.neighbors.contains(id)
     }
 
     /// Packets waiting for a route.
@@ -286,6 +298,7 @@ impl Aodv {
             AodvMsg::Rreq(rq) => self.recv_request(rq, ip_src, ttl, p, env),
             AodvMsg::Rrep(rp) => self.recv_reply(rp, ip_src, ip_dst, ttl, p, env),
             AodvMsg::Rerr(re) => self.recv_error(&re, ip_src, p, env),
+            AodvMsg::Hello(rp) => self.recv_hello(&rp, p, env),
         }
     }
 
@@ -296,6 +309,8 @@ impl Aodv {
     /// source, repair locally: buffer the packet and look for a new route.
     /// Otherwise drop it (with the MAC's `cause`), drop every queued packet
     /// for that neighbour, invalidate the routes through it and send a RERR.
+    /// With HELLO detection the packet is only dropped: links break when
+    /// HELLOs stop (`neighbors.rs`).
     pub fn link_failed(
         &mut self,
         d: DataRef,
@@ -304,6 +319,10 @@ impl Aodv {
         p: &AodvParams,
         env: &mut impl AodvEnv,
     ) {
+        if p.link_detection == LinkDetection::Hello {
+            env.drop_data(d, cause);
+            return;
+        }
         self.counters.route_breaks += 1;
         env.flow_event(d.flow, FlowEvent::RouteBreak);
         let Some(i) = self.table.lookup(d.dst) else {

@@ -101,6 +101,10 @@ pub enum AodvMsg {
     Rreq(Rreq),
     Rrep(Rrep),
     Rerr(Rerr),
+    /// HELLO (only with `link_detection = "hello"`): ns-2 sends it as a
+    /// reply header, `dst` the sender, `dst_seqno` its sequence number,
+    /// broadcast with TTL 1.
+    Hello(Rrep),
 }
 
 impl AodvMsg {
@@ -109,7 +113,7 @@ impl AodvMsg {
         IP_HEADER_BYTES
             + match self {
                 AodvMsg::Rreq(_) => 7 * 4,
-                AodvMsg::Rrep(_) => 6 * 4,
+                AodvMsg::Rrep(_) | AodvMsg::Hello(_) => 6 * 4,
                 AodvMsg::Rerr(e) => (2 * e.len() as u32 + 1) * 4,
             }
     }

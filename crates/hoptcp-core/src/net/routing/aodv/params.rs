@@ -53,6 +53,29 @@ pub struct AodvParams {
     /// only applies to rediscoveries of routes shorter than TTL_THRESHOLD.
     /// false: the first RREQ uses TTL_START (RFC 3561).
     pub first_rreq_network_wide: bool,
+    /// How a node learns that a neighbour is gone: ns-2.35's MAC callback
+    /// (AODV_LINK_LAYER_DETECTION) or HELLO messages (RFC 3561 §6.9).
+    pub link_detection: LinkDetection,
+    /// HELLO_INTERVAL (1 s): HELLOs go out every U(0.75, 1.25) of it, and
+    /// the neighbour table is purged every interval.
+    pub hello_interval: Time,
+    /// ALLOWED_HELLO_LOSS (3): a neighbour unheard for 1.5 times this many
+    /// intervals is lost (ns-2's NeighborTimer arithmetic).
+    pub allowed_hello_loss: u32,
+}
+
+/// Link-break detection (`routing.aodv.link_detection`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkDetection {
+    /// A data packet the MAC gives up on breaks the link (ns-2.35's build:
+    /// AODV_LINK_LAYER_DETECTION defined, no HELLOs).
+    #[default]
+    Mac,
+    /// Periodic HELLOs; a neighbour is lost when its HELLOs stop, and a
+    /// MAC failure only drops the packet (ns-2.35 with
+    /// AODV_LINK_LAYER_DETECTION undefined).
+    Hello,
 }
 
 impl Default for AodvParams {
@@ -76,6 +99,9 @@ impl Default for AodvParams {
             purge_interval: 500 * NS_PER_MS,
             local_repair: true,
             first_rreq_network_wide: true,
+            link_detection: LinkDetection::Mac,
+            hello_interval: NS_PER_S,
+            allowed_hello_loss: 3,
         }
     }
 }

@@ -529,3 +529,101 @@ fn rerr_lists_longer_than_one_message_are_split() {
     assert_eq!(errs[0].entries()[0].0, 8);
     assert_eq!(a.counters.routes_invalidated, 7);
 }
+
+fn hello_params() -> AodvParams {
+    AodvParams { link_detection: LinkDetection::Hello, ..AodvParams::default() }
+}
+
+fn hello_from(id: NodeId, seqno: u32) -> AodvMsg {
+    AodvMsg::Hello(Rrep { hop_count: 1, dst: id, dst_seqno: seqno, src: id, lifetime: 4 * S, timestamp: 0 })
+}
+
+#[test]
+fn hello_timer_broadcasts_a_hello_and_draws_the_next_in_three_quarters_to_five_quarters() {
+    let p = hello_params();
+    let mut a = node(3);
+    let mut env = Env::default();
+    let mut gaps = Vec::new();
+    for k in 0..200 {
+        gaps.push(a.hello_timer(&p, env.at(k * S)));
+    }
+    assert!(gaps.iter().all(|&g| (750 * MS..=1250 * MS).contains(&g)), "{gaps:?}");
+    let mean = gaps.iter().sum::<Time>() as f64 / gaps.len() as f64;
+    assert!((mean - 1e9).abs() < 0.05e9, "mean interval {mean} ns");
+    let s = &env.sent[0];
+    assert_eq!((s.ip_src, s.ip_dst, s.next_hop, s.ttl, s.delay), (3, BROADCAST, BROADCAST, 1, 0));
+    let AodvMsg::Hello(h) = s.msg else { panic!("not a HELLO: {s:?}") };
+    assert_eq!((h.dst, h.dst_seqno, h.hop_count, h.lifetime), (3, 2, 1, 4 * S));
+    assert_eq!(s.msg.ip_bytes(), 44, "a reply-sized message, as in ns-2");
+}
+
+#[test]
+fn with_hello_detection_a_mac_failure_only_drops_the_packet() {
+    let p = hello_params();
+    let mut a = node(2);
+    let mut env = Env::default();
+    a.recv(AodvMsg::Rreq(rreq(0, 7, 2, 1, 4, 0)), 1, BROADCAST, 28, &p, &mut env);
+    let rp = Rrep { hop_count: 5, dst: 7, dst_seqno: 4, src: 3, lifetime: 10 * S, timestamp: 0 };
+    a.recv(AodvMsg::Rrep(rp), 7, 0, 25, &p, &mut env);
+    env.take_sent();
+    let seq_before = a.seqno();
+    // Far from the source (local repair would apply) or near it: no route action.
+    for d in [data(5, 0, 7, 2), data(6, 0, 7, 6)] {
+        a.link_failed(d, 3, DropCause::MacDataRetry, &p, env.at(S));
+    }
+    assert_eq!(env.dropped.len(), 2);
+    assert!(env.flushed.is_empty() && env.sent.is_empty() && env.timers.is_empty());
+    assert_eq!(a.next_hop(7), Some(3));
+    assert_eq!(a.seqno(), seq_before);
+    assert_eq!((a.counters.route_breaks, a.counters.local_repairs), (0, 0));
+    assert!(env.flow_events.is_empty());
+}
+
+#[test]
+fn neighbour_unheard_for_four_and_a_half_intervals_breaks_its_routes() {
+    let p = hello_params();
+    let mut a = node(2);
+    let mut env = Env::default();
+    a.recv(hello_from(3, 2), 3, BROADCAST, 0, &p, env.at(0));
+    a.recv(hello_from(1, 2), 1, BROADCAST, 0, &p, env.at(0));
+    assert!(a.is_neighbor(3) && a.is_neighbor(1));
+    assert_eq!(a.seqno(), 6, "each new neighbour changes the neighbour set: + 2");
+    a.recv(AodvMsg::Rreq(rreq(0, 7, 2, 1, 4, 0)), 1, BROADCAST, 28, &p, env.at(10 * MS));
+    let rp = Rrep { hop_count: 5, dst: 7, dst_seqno: 4, src: 3, lifetime: 10 * S, timestamp: 0 };
+    a.recv(AodvMsg::Rrep(rp), 7, 0, 25, &p, env.at(20 * MS));
+    env.take_sent();
+    // Node 1 keeps sending HELLOs; node 3 falls silent after its one at 0.
+    // A known neighbour's HELLO refreshes it without changing the seqno.
+    let seq = a.seqno();
+    for k in 1..=4 {
+        a.recv(hello_from(1, 2), 1, BROADCAST, 0, &p, env.at(k * S));
+        a.neighbor_purge(&p, env.at(k * S));
+    }
+    assert_eq!(a.seqno(), seq);
+    assert!(a.is_neighbor(3), "3 was heard at 0: known until 4.5 s");
+    assert!(env.sent.is_empty());
+    // The purge at 5 s finds it gone (ns-2 checks expire <= now every interval).
+    a.neighbor_purge(&p, env.at(5 * S));
+    assert!(!a.is_neighbor(3) && a.is_neighbor(1));
+    assert_eq!(a.seqno(), seq + 2);
+    let rt = a.route(7).unwrap();
+    assert_eq!((rt.state, rt.seqno), (RouteState::Down, 5));
+    assert_eq!(a.next_hop(0), Some(1));
+    let s = env.take_sent();
+    let AodvMsg::Rerr(e) = s[0].msg else { panic!("not a RERR") };
+    assert_eq!((e.entries(), s[0].delay, s[0].ttl), (&[(7, 5)][..], 0, 1));
+    assert_eq!((a.counters.route_breaks, a.counters.rerr_sent), (1, 1));
+    assert!(env.flushed.is_empty(), "ns-2's neighbour loss flushes no queue");
+}
+
+#[test]
+fn neighbour_lifetime_follows_the_interval_and_allowed_loss() {
+    let p = AodvParams { hello_interval: 2 * S, allowed_hello_loss: 2, ..hello_params() };
+    let mut a = node(2);
+    let mut env = Env::default();
+    a.recv(hello_from(3, 2), 3, BROADCAST, 0, &p, env.at(S));
+    a.neighbor_purge(&p, env.at(6 * S - 1));
+    assert!(a.is_neighbor(3), "1.5 · 2 · 2 s = 6 s after the HELLO at 1 s");
+    a.neighbor_purge(&p, env.at(7 * S));
+    assert!(!a.is_neighbor(3));
+}

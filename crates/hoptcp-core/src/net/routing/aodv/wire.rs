@@ -20,7 +20,7 @@ pub const TYPE_RERR: u8 = 3;
 pub fn encoded_len(msg: &AodvMsg) -> usize {
     match msg {
         AodvMsg::Rreq(_) => 24,
-        AodvMsg::Rrep(_) => 20,
+        AodvMsg::Rrep(_) | AodvMsg::Hello(_) => 20,
         AodvMsg::Rerr(e) => 4 + 8 * e.len(),
     }
 }
@@ -48,6 +48,8 @@ pub fn encode(msg: &AodvMsg, originator: NodeId, ip: impl Fn(NodeId) -> [u8; 4],
             out.extend_from_slice(&ms.to_be_bytes());
         }
         AodvMsg::Rerr(e) => encode_rerr(e, &ip, out),
+        // RFC 3561 §6.9: a HELLO is a RREP naming its sender as destination.
+        AodvMsg::Hello(rp) => encode(&AodvMsg::Rrep(*rp), rp.dst, ip, out),
     }
 }
 
