@@ -181,3 +181,24 @@ fn asking_for_series_changes_nothing_else() {
         assert_eq!(c[k], d[k], "{k}");
     }
 }
+
+#[test]
+fn the_air_window_keeps_only_its_events() {
+    let toml = example("chain7.toml");
+    let r = run(
+        &toml,
+        &[
+            ("duration_s", "10".into()),
+            ("stats.series", r#"["air"]"#.into()),
+            ("stats.air_window_s", "[4.0, 5.5]".into()),
+        ],
+    );
+    let air = r.air.as_ref().unwrap();
+    assert!(!air.frames.start_ns.is_empty());
+    assert!(air.frames.start_ns.iter().all(|&t| (4_000_000_000..=5_500_000_000).contains(&t)));
+    assert!(air.packet_events.t_ns.iter().all(|&t| (4_000_000_000..=5_500_000_000).contains(&t)));
+    assert!(air.rx.frame.iter().all(|&f| (f as usize) < air.frames.start_ns.len()));
+    let ov: Vec<(String, String)> = vec![("stats.air_window_s".into(), "[5, 2]".into())];
+    let e = hoptcp_core::run_scenario(&toml, &ov, &Default::default()).unwrap_err().to_string();
+    assert!(e.contains("stats.air_window_s") && e.contains("to > from"), "{e}");
+}

@@ -400,7 +400,13 @@ impl Simulation {
                 Box::new(ApSeries { log: SeriesLog::default(), last: vec![Default::default(); plan.flows.len()] })
             }),
             series_kinds: sc.stats.series.clone(),
-            rec: RunTrace::new(&sc.stats.series, plan.flows.len(), n).map(Box::new),
+            rec: RunTrace::new(
+                &sc.stats.series,
+                plan.flows.len(),
+                n,
+                sc.stats.air_window_s.map(|[a, b]| (from_secs(a), from_secs(b))),
+            )
+            .map(Box::new),
         };
         if sim.rec.as_ref().is_some_and(|r| r.air_on()) {
             sim.drops.log = Some(Vec::new());

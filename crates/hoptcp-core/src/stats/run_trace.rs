@@ -237,11 +237,14 @@ pub struct RunTrace {
     /// Per node, its latest frame's row in `air.frames`.
     last_frame: Vec<u32>,
     air: Option<AirTrace>,
+    /// The air trace's window: events at `from..=to` only.
+    window: (Time, Time),
 }
 
 impl RunTrace {
     /// A recorder for the kinds of `kinds` it handles; None if there are none.
-    pub fn new(kinds: &[SeriesKind], flows: usize, nodes: usize) -> Option<Self> {
+    /// `window`: the air trace's (from, to), None for the whole run.
+    pub fn new(kinds: &[SeriesKind], flows: usize, nodes: usize, window: Option<(Time, Time)>) -> Option<Self> {
         let logs: BTreeMap<_, _> =
             KINDS.iter().filter(|k| kinds.contains(k)).map(|&k| (k, SeriesLog::default())).collect();
         let air = kinds.contains(&SeriesKind::Air);
@@ -261,6 +264,7 @@ impl RunTrace {
                 drop_causes: crate::net::DROP_CAUSES.iter().map(|k| k.1).collect(),
                 ..Default::default()
             }),
+            window: window.unwrap_or((0, Time::MAX)),
         })
     }
 
@@ -272,6 +276,11 @@ impl RunTrace {
     #[inline]
     pub fn air_on(&self) -> bool {
         self.air.is_some()
+    }
+
+    #[inline]
+    fn in_window(&self, now: Time) -> bool {
+        now >= self.window.0 && now <= self.window.1
     }
 
     fn push(&mut self, kind: SeriesKind, t: Time, id: u32, metric: u8, value: f64) {
@@ -351,6 +360,11 @@ impl RunTrace {
 
     /// `node` put `frame` on the air at `now`; `packet` is a DATA frame's.
     pub fn frame(&mut self, now: Time, node: u32, frame: &Frame, packet: Option<&Packet>) {
+        if !self.in_window(now) {
+            // Its fates are outside the trace too.
+            self.last_frame[node as usize] = u32::MAX;
+            return;
+        }
         let Some(air) = self.air.as_mut() else { return };
         let row = packet.map_or(-1, |p| air.packets.push(&PacketRow::of(p)));
         let f = &mut air.frames;
@@ -396,6 +410,9 @@ impl RunTrace {
     }
 
     pub fn packet_event(&mut self, now: Time, node: u32, ev: PacketEvent, p: &Packet) {
+        if !self.in_window(now) {
+            return;
+        }
         let Some(air) = self.air.as_mut() else { return };
         let row = air.packets.push(&PacketRow::of(p));
         let e = &mut air.packet_events;
@@ -407,6 +424,9 @@ impl RunTrace {
 
     /// A drop of `p` (None: a routing message not kept) at `node`.
     pub fn drop(&mut self, now: Time, node: u32, cause: u8, p: Option<&PacketRow>) {
+        if !self.in_window(now) {
+            return;
+        }
         let Some(air) = self.air.as_mut() else { return };
         let row = p.map_or(-1, |p| air.packets.push(p));
         let d = &mut air.drops;
