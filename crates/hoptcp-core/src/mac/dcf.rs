@@ -11,7 +11,7 @@
 
 use super::adaptive_pacing::PacingWait;
 use super::backoff::{Backoff, SlotCount};
-use super::frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
+use super::frame::{Frame, FrameFormat, FrameKind, NodeId, RxFate, BROADCAST, NO_PACKET};
 use super::policy::LinkPolicy;
 use super::timing::Timing;
 use crate::engine::time::{ceil_us, round_us};
@@ -167,6 +167,12 @@ pub trait MacEnv {
     fn mark_ce(&mut self, _out: &Outgoing) -> bool {
         false
     }
+    /// Frames' fates are recorded (the air trace is on).
+    fn records(&self) -> bool {
+        false
+    }
+    /// What became of `frame` here (called only where `records()` could matter).
+    fn rx_fate(&mut self, _frame: &Frame, _fate: RxFate) {}
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -309,6 +315,24 @@ impl Dcf {
     }
     pub fn is_transmitting(&self, now: Time) -> bool {
         now < self.tx_end
+    }
+
+    /// What the MAC is doing, as the `mac` series' state
+    /// (`stats::series::MAC_STATES`): in an exchange (tx), receiving (rx),
+    /// counting down a backoff, deferring (backoff frozen, a SIFS/DIFS wait
+    /// or adaptive pacing's wait), or idle.
+    pub fn activity(&self) -> u8 {
+        if self.tx_state != TxState::Idle {
+            3
+        } else if self.radio.state != RxState::Idle {
+            4
+        } else if self.backoff.is_busy() && !self.backoff.is_paused() {
+            1
+        } else if self.backoff.is_paused() || self.timer_armed(MacTimer::Defer) || self.pacing_hold() {
+            2
+        } else {
+            0
+        }
     }
 
     /// Carrier sense: not receiving, not in an exchange, NAV expired.
@@ -760,21 +784,34 @@ impl Dcf {
     /// The first bit of a frame sensed by this node arrives.
     pub fn on_rx_start(&mut self, frame: &Frame, power: f64, decodable: bool, p: &MacParams, env: &mut impl MacEnv) {
         let now = env.now();
-        let arrival =
-            Arrival { frame: *frame, power, end: now + frame.airtime, error: !decodable || self.is_transmitting(now) };
+        let arrival = Arrival {
+            frame: *frame,
+            power,
+            end: now + frame.airtime,
+            error: !decodable || self.is_transmitting(now),
+            decodable,
+        };
+        // The frame a collision may displace, for traces only.
+        let displaced = if env.records() { self.radio.current.map(|a| a.frame) } else { None };
         match self.radio.start(arrival, p.capture_ratio) {
             RxStartOutcome::Locked => {
                 self.start_timer(MacTimer::Recv, arrival.end, env);
                 self.check_backoff_timer(p, env);
             }
             RxStartOutcome::Captured => {
+                env.rx_fate(frame, RxFate::Captured);
                 // ns-2 keeps carrier sense honest with an EIFS-long NAV.
                 self.set_nav(now + p.duration(p.timing.eifs + frame.airtime), env);
             }
             RxStartOutcome::Collided { extended } => {
                 self.counters.rx_collisions += 1;
                 if extended {
+                    if let Some(f) = displaced {
+                        env.rx_fate(&f, RxFate::Collided);
+                    }
                     self.start_timer(MacTimer::Recv, arrival.end, env);
+                } else {
+                    env.rx_fate(frame, RxFate::Collided);
                 }
             }
         }
@@ -787,10 +824,13 @@ impl Dcf {
         if let Some(a) = cur {
             if self.is_transmitting(now) {
                 // We were transmitting: never saw it, no NAV update.
+                env.rx_fate(&a.frame, RxFate::HalfDuplex);
             } else if state == RxState::Coll {
+                env.rx_fate(&a.frame, RxFate::Collided);
                 self.counters.rx_collisions += 1;
                 self.set_nav(now + p.timing.eifs, env);
             } else if a.error {
+                env.rx_fate(&a.frame, if a.decodable { RxFate::HalfDuplex } else { RxFate::BelowThreshold });
                 self.set_nav(now + p.timing.eifs, env);
             } else {
                 let f = a.frame;
@@ -798,6 +838,7 @@ impl Dcf {
                     self.set_nav(now + f.nav, env);
                 }
                 if f.ra == self.id || f.ra == BROADCAST {
+                    env.rx_fate(&f, RxFate::Received);
                     env.received(&f);
                     match f.kind {
                         FrameKind::Rts => self.recv_rts(&f, p, env),

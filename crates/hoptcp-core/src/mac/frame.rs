@@ -38,6 +38,22 @@ pub struct Frame {
     pub packet: u32,
 }
 
+/// What became of a frame at a node that sensed it (for traces).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RxFate {
+    /// Decoded intact.
+    Received = 0,
+    /// Lost in a collision with another frame.
+    Collided = 1,
+    /// Lost to a stronger frame already being received (capture).
+    Captured = 2,
+    /// Sensed but too weak to decode.
+    BelowThreshold = 3,
+    /// Lost because the node was transmitting (half duplex).
+    HalfDuplex = 4,
+}
+
 /// Which sizes the MAC headers have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

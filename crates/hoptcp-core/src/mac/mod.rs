@@ -14,7 +14,7 @@ pub mod timing;
 pub use adaptive_pacing::{AdaptivePacing, PacingExtra, PacingTrigger, PacingWait};
 pub use backoff::SlotCount;
 pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState, N_TIMERS};
-pub use frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
+pub use frame::{Frame, FrameFormat, FrameKind, NodeId, RxFate, BROADCAST, NO_PACKET};
 pub use link_red::{LinkRed, LinkRedParams, RetryAverage};
 pub use policy::{FuLink, LinkPolicy, LinkReport};
 pub use timing::{Standard, Timing};

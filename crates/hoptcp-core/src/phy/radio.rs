@@ -26,6 +26,8 @@ pub struct Arrival {
     /// Cannot be decoded: below the receive threshold, or ruined by our own
     /// transmission (half duplex).
     pub error: bool,
+    /// At or above the receive threshold (traces tell the two errors apart).
+    pub decodable: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +124,7 @@ mod tests {
             power,
             end,
             error: false,
+            decodable: true,
         }
     }
 

@@ -849,6 +849,10 @@ pub struct StatsSpec {
     /// the gateway; `"tcp_ap"`: the same at TCP-AP senders); none by default.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<crate::stats::series::SeriesKind>,
+    /// The air trace (`series` containing "air") only from..to (s): a
+    /// window of a long or large run; default: the whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub air_window_s: Option<[f64; 2]>,
 }
 
 impl Standard {

@@ -104,6 +104,16 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     // A set of kinds: one canonical order, so equal requests hash alike.
     sc.stats.series.sort();
     sc.stats.series.dedup();
+    if let Some([from, to]) = sc.stats.air_window_s {
+        non_negative("stats.air_window_s", from, "seconds")?;
+        if !to.is_finite() || to <= from {
+            return Err(ScenarioError::value(
+                "stats.air_window_s",
+                format!("[{from}, {to}]"),
+                "must be [from, to] seconds with to > from",
+            ));
+        }
+    }
     if sc.stats.warmup_s >= sc.duration_s {
         return Err(ScenarioError::value(
             "stats.warmup_s",

@@ -126,6 +126,10 @@ pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
         let unused = match kind {
             SeriesKind::Gateway => !sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).is_some_and(|g| g.enabled),
             SeriesKind::TcpAp => !flows.iter().any(|f| f.tcp.variant == TcpVariantSpec::TcpAp),
+            SeriesKind::Cwnd | SeriesKind::Ssthresh | SeriesKind::Rtt | SeriesKind::Rto => {
+                !flows.iter().any(|f| f.transport == TransportKind::Tcp)
+            }
+            _ => false,
         };
         if unused {
             out.push(format!(
@@ -134,6 +138,7 @@ pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
                 match kind {
                     SeriesKind::Gateway => "[wired.tcp_gap] is not enabled",
                     SeriesKind::TcpAp => "no flow runs TCP-AP (tcp.variant = \"tcp_ap\")",
+                    _ => "no flow runs TCP",
                 }
             ));
         }

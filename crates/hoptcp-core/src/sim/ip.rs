@@ -23,6 +23,7 @@ use crate::net::routing::{AodvRouting, Routing};
 use crate::net::{ecn, Body, DropCause, Ecn, MarkAction, Packet, PacketKind, SignalOutcome};
 use crate::scenario::schema::LdmSpec;
 use crate::scenario::FlowPlan;
+use crate::stats::run_trace::PacketEvent;
 
 /// Low Delay Marking over the run: each node's marker, and for the oracle
 /// the true counts (from the static plan: each flow's path length, and the
@@ -80,6 +81,7 @@ impl Simulation {
             next_uid,
         };
         f(&mut nodes[node as usize], params, &mut env);
+        self.observe_node(now, node);
     }
 
     /// Originate a packet of `flow` at its source (or its destination when
@@ -108,6 +110,9 @@ impl Simulation {
             body,
         };
         self.next_uid += 1;
+        if let Some(r) = self.rec.as_deref_mut() {
+            r.packet_event(now, src, PacketEvent::AgentSend, &pk);
+        }
         let pkt = self.packets.insert(pk);
         if self.wired.is_some() {
             self.route_hybrid(now, src, pkt);
@@ -137,6 +142,9 @@ impl Simulation {
         pk.hop += 1;
         if node == pk.dst {
             let pk = self.packets.remove(pkt);
+            if let Some(r) = self.rec.as_deref_mut() {
+                r.packet_event(now, node, PacketEvent::AgentRecv, &pk);
+            }
             self.deliver(now, pk);
             return;
         }
@@ -149,11 +157,14 @@ impl Simulation {
         };
         if let Some(cause) = cause {
             let kind = pk.kind();
-            self.packets.remove(pkt);
-            self.drops.record(node, cause, kind);
+            let pk = self.packets.remove(pkt);
+            self.drops.record(now, node, cause, kind, Some(&pk));
             return;
         }
         pk.ttl -= 1;
+        if let Some(r) = self.rec.as_deref_mut() {
+            r.packet_event(now, node, PacketEvent::Forward, pk);
+        }
         // LDM marks at wireless forwarders only (wired ids come after them).
         if self.ldm.is_some() && node < self.domains.first_wired && !self.ldm_forward(now, node, pkt) {
             return;
@@ -204,8 +215,8 @@ impl Simulation {
             SignalOutcome::Passed => true,
             SignalOutcome::Dropped => {
                 m.counters.ldm_drops += 1;
-                self.packets.remove(pkt);
-                self.drops.record(node, DropCause::Ldm, kind);
+                let pk = self.packets.remove(pkt);
+                self.drops.record(now, node, DropCause::Ldm, kind, Some(&pk));
                 false
             }
         }
@@ -220,10 +231,10 @@ impl Simulation {
         let priority = !pk.is_data();
         let n = self.nodes.get_mut(node);
         if let Err(o) = n.ifq.enqueue(now, out, priority) {
-            let kind = self.packets.get(o.packet).kind();
-            self.drops.record(node, DropCause::QueueOverflow, kind);
-            self.packets.remove(o.packet);
+            let pk = self.packets.remove(o.packet);
+            self.drops.record(now, node, DropCause::QueueOverflow, pk.kind(), Some(&pk));
             if !priority {
+                self.observe_node(now, node);
                 return;
             }
         }
@@ -233,6 +244,8 @@ impl Simulation {
             n.ifq.blocked = true;
             n.load.taken(now);
             self.with_node(now, node, |mac, p, ctx| mac.send(head, p, ctx));
+        } else {
+            self.observe_node(now, node);
         }
     }
 

@@ -31,6 +31,7 @@ use crate::scenario::schema::{AppKind, MacSpec, RoutingProtocol, TcpVariantSpec,
 use crate::scenario::{FlowPlan, Plan};
 use crate::stats::batch_means::BatchMeans;
 use crate::stats::pcap::FlowInfo;
+use crate::stats::run_trace::RunTrace;
 use crate::stats::series::{LastValues, PacingMetric, SeriesKind, SeriesLog};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
@@ -272,6 +273,9 @@ pub struct Simulation {
     ap_series: Option<Box<ApSeries>>,
     /// `stats.series`: the kinds the report carries.
     series_kinds: Vec<SeriesKind>,
+    /// `stats.series` kinds of TCP, queue and MAC state and the air trace
+    /// (None: none asked for, and no recording work at all).
+    rec: Option<Box<RunTrace>>,
 }
 
 /// The `tcp_ap` time series: points, and per flow its last values and how
@@ -402,7 +406,17 @@ impl Simulation {
                 Box::new(ApSeries { log: SeriesLog::default(), last: vec![Default::default(); plan.flows.len()] })
             }),
             series_kinds: sc.stats.series.clone(),
+            rec: RunTrace::new(
+                &sc.stats.series,
+                plan.flows.len(),
+                n,
+                sc.stats.air_window_s.map(|[a, b]| (from_secs(a), from_secs(b))),
+            )
+            .map(Box::new),
         };
+        if sim.rec.as_ref().is_some_and(|r| r.air_on()) {
+            sim.drops.log = Some(Vec::new());
+        }
         if sim.routing.is_aodv() {
             // ns-2 starts each AODV agent's timers at time 0.
             sim.q.schedule_at(0, Ev::RouteTick);
@@ -640,8 +654,24 @@ impl Simulation {
             trace: self.trace.as_mut(),
             recv_due: &mut n.recv_due,
             batch_rx,
+            rec: self.rec.as_deref_mut().filter(|r| r.air_on()),
         };
         f(&mut n.mac, &self.p, &mut ctx);
+        if self.rec.is_some() {
+            self.observe_node(now, node);
+        }
+    }
+
+    /// The `queue` and `mac` series: `node` after something acted on it.
+    #[inline]
+    pub(super) fn observe_node(&mut self, now: Time, node: u32) {
+        let Some(r) = self.rec.as_deref_mut() else { return };
+        if !(r.wants(SeriesKind::Queue) || r.wants(SeriesKind::Mac)) {
+            return;
+        }
+        let n = self.nodes.get_mut(node);
+        let drops = self.drops.of_node(node).iter().sum();
+        r.node(now, node, n.ifq.len(), n.mac.activity(), n.mac.counters.retries, drops);
     }
 
     fn cbr_tick(&mut self, now: Time, flow: u32) {
@@ -685,6 +715,13 @@ impl Simulation {
     }
 
     fn deliver_to_flow(&mut self, now: Time, pk: Packet) {
+        self.deliver_to_agent(now, pk);
+        if let Some(r) = self.rec.as_deref_mut() {
+            r.goodput(now, pk.flow, self.flows[pk.flow as usize].stats.bytes_delivered);
+        }
+    }
+
+    fn deliver_to_agent(&mut self, now: Time, pk: Packet) {
         let (warmup, interval, batch) = (self.warmup, self.series_interval, self.batch_packets);
         let f = &mut self.flows[pk.flow as usize];
         match pk.body {
@@ -763,6 +800,11 @@ impl Simulation {
         }
         if self.ap_series.is_some() {
             self.record_ap(now, flow);
+        }
+        if let Some(r) = self.rec.as_deref_mut() {
+            if let Some(t) = self.flows[flow as usize].tcp.as_ref() {
+                r.flow(now, flow, &t.sender);
+            }
         }
         let t = self.flows[flow as usize].tcp.as_mut().expect("TCP flow");
         let due = [if t.stopped { None } else { t.sender.next_timer() }, t.receiver.next_timer()];

@@ -11,6 +11,7 @@ use crate::net::routing::{AodvRouting, Routing};
 use crate::net::{DropCause, IfQueue, Packet, PacketKind, Slab, N_DROP_CAUSES, PACKET_KINDS};
 use crate::phy::Channel;
 use crate::stats::pcap::PcapTrace;
+use crate::stats::run_trace::{DropRecord, PacketRow, RunTrace};
 use std::collections::BTreeMap;
 
 /// How much work a node's MAC did: packets taken from the queue, and the
@@ -50,16 +51,29 @@ pub(crate) struct Drops {
     /// (transmitter, next hop) → retry-limit drops by packet kind
     /// (ElRakabawy et al.'s Table 2); ordered, so reports are deterministic.
     pub by_link: BTreeMap<(u32, u32), [u64; PACKET_KINDS.len()]>,
+    /// With the air trace on: every drop (time, node, cause, the packet
+    /// unless it was a routing message the caller no longer had).
+    pub log: Option<Vec<DropRecord>>,
 }
 
 impl Drops {
     pub fn new() -> Self {
-        Drops { by_node: BTreeMap::new(), by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()], by_link: BTreeMap::new() }
+        Drops {
+            by_node: BTreeMap::new(),
+            by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()],
+            by_link: BTreeMap::new(),
+            log: None,
+        }
     }
 
-    pub fn record(&mut self, node: u32, cause: DropCause, kind: PacketKind) {
+    /// A drop at `node` at `now`, of `pkt` (for the air trace) or of a
+    /// packet of `kind`.
+    pub fn record(&mut self, now: Time, node: u32, cause: DropCause, kind: PacketKind, pkt: Option<&Packet>) {
         self.by_node.entry(node).or_insert([0; N_DROP_CAUSES])[cause as usize] += 1;
         self.by_kind[kind as usize][cause as usize] += 1;
+        if let Some(log) = self.log.as_mut() {
+            log.push((now, node, cause as u8, pkt.map(PacketRow::of)));
+        }
     }
 
     /// A frame the MAC gave up on after its retry limit, toward `next_hop`.
@@ -94,6 +108,8 @@ pub(crate) struct NodeCtx<'a> {
     /// Inside a group RxStart: reception timers are covered by the group's
     /// RxEnd event; set to true when one is started.
     pub batch_rx: Option<&'a mut bool>,
+    /// The air trace, when recorded.
+    pub rec: Option<&'a mut RunTrace>,
 }
 
 /// An open pcap trace and the first error writing it (reported at the end).
@@ -146,6 +162,10 @@ impl MacEnv for NodeCtx<'_> {
 
     fn transmit(&mut self, frame: &Frame) {
         self.trace_frame(frame);
+        if let Some(r) = self.rec.as_deref_mut() {
+            let packet = (frame.kind == crate::mac::FrameKind::Data).then(|| self.packets.get(frame.packet));
+            r.frame(self.now, self.node, frame, packet);
+        }
         let groups = &self.channel.arrivals[self.node as usize];
         if groups.is_empty() {
             return;
@@ -182,6 +202,9 @@ impl MacEnv for NodeCtx<'_> {
 
     fn packet_done(&mut self, out: &Outgoing, result: TxResult) {
         self.load.released(self.now);
+        if let (Some(r), TxResult::Dropped { .. }) = (self.rec.as_deref_mut(), result) {
+            r.retry_drop(self.node);
+        }
         let cause = match result {
             TxResult::Acked { .. } | TxResult::Broadcast => {
                 self.packets.remove(out.packet);
@@ -227,10 +250,22 @@ impl MacEnv for NodeCtx<'_> {
             }
         }
         let pk = self.packets.remove(out.packet);
-        self.drops.record(self.node, cause, pk.kind());
+        self.drops.record(self.now, self.node, cause, pk.kind(), Some(&pk));
     }
 
     fn mark_ce(&mut self, out: &Outgoing) -> bool {
         crate::net::ecn::mark_ce(&mut self.packets.get_mut(out.packet).ecn)
+    }
+
+    #[inline]
+    fn records(&self) -> bool {
+        self.rec.is_some()
+    }
+
+    #[inline]
+    fn rx_fate(&mut self, frame: &Frame, fate: crate::mac::RxFate) {
+        if let Some(r) = self.rec.as_deref_mut() {
+            r.fate(self.now, self.node, frame, fate);
+        }
     }
 }

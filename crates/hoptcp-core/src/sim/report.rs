@@ -56,6 +56,10 @@ pub struct RunReport {
     /// id, metric, value), recorded whenever a value changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_series: Option<BTreeMap<&'static str, SeriesTable>>,
+    /// With `stats.series = ["air"]`: every frame on the air and its fate at
+    /// each intended receiver, packet events and drops.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub air: Option<crate::stats::run_trace::AirTrace>,
     /// With `stats.batches`: batch means and confidence intervals of the
     /// aggregate goodput, Jain's index and each flow's goodput.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -405,6 +409,10 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         }),
         series,
         time_series: time_series(sim),
+        air: match sim.rec.as_deref_mut() {
+            Some(r) => r.take_air(sim.drops.log.take(), &sim.channel.positions),
+            None => None,
+        },
         batch_means: sim.batch_means.as_ref().map(|bm| {
             let ids: Vec<u32> = sim.flows.iter().map(|f| f.plan.id).collect();
             bm.report(&ids, end)
@@ -425,16 +433,21 @@ fn time_series(sim: &Simulation) -> Option<BTreeMap<&'static str, SeriesTable>> 
                     // its port is the simulator's flow id.
                     let empty = SeriesLog::default();
                     let log = g.gateway.series().unwrap_or(&empty);
-                    SeriesTable::from_log(log, |k| stats.flows[k as usize].key.sport as u32)
+                    SeriesTable::from_log(kind, log, |k| stats.flows[k as usize].key.sport as u32)
                 }
-                None => SeriesTable::from_log(&SeriesLog::default(), |k| k),
+                None => SeriesTable::from_log(kind, &SeriesLog::default(), |k| k),
             },
             SeriesKind::TcpAp => match sim.ap_series.as_ref() {
-                Some(a) => SeriesTable::from_log(&a.log, |k| k),
-                None => SeriesTable::from_log(&SeriesLog::default(), |k| k),
+                Some(a) => SeriesTable::from_log(kind, &a.log, |k| k),
+                None => SeriesTable::from_log(kind, &SeriesLog::default(), |k| k),
             },
+            // Recorded by the run trace (below), or not a table (air).
+            _ => continue,
         };
         out.insert(kind.name(), table);
+    }
+    if let Some(r) = sim.rec.as_deref() {
+        out.extend(r.tables().map(|(k, t)| (k.name(), t)));
     }
     (!out.is_empty()).then_some(out)
 }

@@ -67,11 +67,11 @@ impl AodvEnv for RouteCtx<'_> {
 
     fn drop_data(&mut self, d: DataRef, cause: DropCause) {
         let pk = self.packets.remove(d.pkt);
-        self.drops.record(self.node, cause, pk.kind());
+        self.drops.record(self.now, self.node, cause, pk.kind(), Some(&pk));
     }
 
     fn drop_control(&mut self, cause: DropCause) {
-        self.drops.record(self.node, cause, PacketKind::Aodv);
+        self.drops.record(self.now, self.node, cause, PacketKind::Aodv, None);
     }
 
     fn flush_queue(&mut self, next_hop: NodeId) {
@@ -81,7 +81,7 @@ impl AodvEnv for RouteCtx<'_> {
             self.ifq.remove_where(self.now, |o| o.next_hop == next_hop || (next_hop == 0 && o.next_hop == BROADCAST));
         for o in removed {
             let pk = self.packets.remove(o.packet);
-            self.drops.record(self.node, DropCause::LinkFailureFlush, pk.kind());
+            self.drops.record(self.now, self.node, DropCause::LinkFailureFlush, pk.kind(), Some(&pk));
         }
     }
 

@@ -99,7 +99,7 @@ impl GapEnv for GapCtx<'_> {
     }
     fn dropped(&mut self, packet: u32) {
         let pk = self.packets.remove(packet);
-        self.drops.record(self.node, DropCause::QueueOverflow, pk.kind());
+        self.drops.record(self.now, self.node, DropCause::QueueOverflow, pk.kind(), Some(&pk));
     }
 }
 
@@ -160,8 +160,8 @@ impl Simulation {
         let to = if w.is_wired(pk.dst) { pk.dst } else { w.gateway };
         let (bytes, kind) = (pk.ip_bytes, pk.kind());
         let Some(l) = w.next_link(node, to) else {
-            self.packets.remove(pkt);
-            self.drops.record(node, DropCause::NoRoute, kind);
+            let pk = self.packets.remove(pkt);
+            self.drops.record(now, node, DropCause::NoRoute, kind, Some(&pk));
             return;
         };
         let link = &mut w.links[l as usize];
@@ -170,8 +170,8 @@ impl Simulation {
         let mut env = WireCtx { now, q: &mut self.q, link: l, dir: dir as u8, peer, refused: false };
         link.dir(dir).send(pkt, bytes, &mut env);
         if env.refused {
-            self.packets.remove(pkt);
-            self.drops.record(node, DropCause::QueueOverflow, kind);
+            let pk = self.packets.remove(pkt);
+            self.drops.record(now, node, DropCause::QueueOverflow, kind, Some(&pk));
         }
     }
 

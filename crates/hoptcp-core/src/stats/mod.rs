@@ -5,4 +5,5 @@
 
 pub mod batch_means;
 pub mod pcap;
+pub mod run_trace;
 pub mod series;

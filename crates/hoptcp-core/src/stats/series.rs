@@ -7,7 +7,11 @@
 //! - `gateway`: TCP-GAP's per-flow state at the Internet gateway
 //!   (`net/tcp_gap.rs`);
 //! - `tcp_ap`: the same estimate at each TCP-AP sender
-//!   (`transport/tcp/tcp_ap.rs`), to hold the gateway's against.
+//!   (`transport/tcp/tcp_ap.rs`), to hold the gateway's against;
+//! - `cwnd`, `ssthresh`, `rtt`, `rto`, `goodput` (per flow) and `queue`,
+//!   `mac` (per node), and `air` (every frame on the air with its fate at
+//!   each intended receiver, plus the packet events a trace needs):
+//!   recorded by [`super::run_trace::RunTrace`] from the simulator.
 //!
 //! More kinds join by adding a variant and a recorder where the state lives.
 
@@ -20,6 +24,14 @@ use serde::{Deserialize, Serialize};
 pub enum SeriesKind {
     Gateway,
     TcpAp,
+    Cwnd,
+    Ssthresh,
+    Rtt,
+    Rto,
+    Goodput,
+    Queue,
+    Mac,
+    Air,
 }
 
 impl SeriesKind {
@@ -27,9 +39,47 @@ impl SeriesKind {
         match self {
             SeriesKind::Gateway => "gateway",
             SeriesKind::TcpAp => "tcp_ap",
+            SeriesKind::Cwnd => "cwnd",
+            SeriesKind::Ssthresh => "ssthresh",
+            SeriesKind::Rtt => "rtt",
+            SeriesKind::Rto => "rto",
+            SeriesKind::Goodput => "goodput",
+            SeriesKind::Queue => "queue",
+            SeriesKind::Mac => "mac",
+            SeriesKind::Air => "air",
+        }
+    }
+
+    /// The metric names of the kind's points (`metric` indexes them).
+    pub fn metrics(self) -> &'static [&'static str] {
+        match self {
+            SeriesKind::Gateway | SeriesKind::TcpAp => &PACING_METRICS,
+            SeriesKind::Cwnd => &["cwnd", "cwnd_traced"],
+            SeriesKind::Ssthresh => &["ssthresh"],
+            SeriesKind::Rtt => &["rtt_s"],
+            SeriesKind::Rto => &["rto_s", "timeouts", "retransmissions"],
+            SeriesKind::Goodput => &["bytes_delivered"],
+            SeriesKind::Queue => &["queue"],
+            SeriesKind::Mac => &MAC_METRICS,
+            SeriesKind::Air => &[],
+        }
+    }
+
+    /// What the `flow` column of the kind's points holds: a flow id or a node id.
+    pub fn keyed_by(self) -> &'static str {
+        match self {
+            SeriesKind::Queue | SeriesKind::Mac | SeriesKind::Air => "node",
+            _ => "flow",
         }
     }
 }
+
+/// Metrics of the `mac` kind: the MAC's activity ([`MAC_STATES`] index),
+/// its retransmissions so far, and its drops so far by cause
+/// (`crate::net::DROP_CAUSES` order).
+pub const MAC_METRICS: [&str; 3] = ["state", "retries", "drops"];
+/// Values of the `mac` kind's `state` metric.
+pub const MAC_STATES: [&str; 5] = ["idle", "backoff", "defer", "tx", "rx"];
 
 /// What a pacing estimator's series holds (gateway and TCP-AP sender).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,9 +129,14 @@ pub struct SeriesLog {
 impl SeriesLog {
     /// A point, whatever the previous value.
     pub fn push(&mut self, t: Time, flow: u32, m: PacingMetric, value: f64) {
+        self.push_index(t, flow, m as u8, value);
+    }
+
+    /// A point of metric number `m` of its kind's [`SeriesKind::metrics`].
+    pub fn push_index(&mut self, t: Time, flow: u32, m: u8, value: f64) {
         self.time.push(t);
         self.flow.push(flow);
-        self.metric.push(m as u8);
+        self.metric.push(m);
         self.value.push(value);
     }
 
@@ -108,6 +163,8 @@ impl SeriesLog {
 #[derive(Clone, Debug, Serialize)]
 pub struct SeriesTable {
     pub metrics: &'static [&'static str],
+    /// "flow" or "node": what the `flow` column holds.
+    pub keyed_by: &'static str,
     pub time_s: Vec<f64>,
     pub flow: Vec<u32>,
     pub metric: Vec<u8>,
@@ -115,10 +172,11 @@ pub struct SeriesTable {
 }
 
 impl SeriesTable {
-    /// `log` with its flow labels mapped through `flow_id`.
-    pub fn from_log(log: &SeriesLog, flow_id: impl Fn(u32) -> u32) -> Self {
+    /// `log` of `kind` with its flow labels mapped through `flow_id`.
+    pub fn from_log(kind: SeriesKind, log: &SeriesLog, flow_id: impl Fn(u32) -> u32) -> Self {
         SeriesTable {
-            metrics: &PACING_METRICS,
+            metrics: kind.metrics(),
+            keyed_by: kind.keyed_by(),
             time_s: log.time.iter().map(|&t| crate::engine::time::to_secs(t)).collect(),
             flow: log.flow.iter().map(|&f| flow_id(f)).collect(),
             metric: log.metric.clone(),
@@ -143,7 +201,7 @@ mod tests {
         log.push(5, 0, PacingMetric::RttWirelessS, 0.02);
         assert_eq!(log.time, vec![1, 3, 3, 4, 5]);
         assert_eq!(log.metric, vec![4, 4, 3, 0, 0]);
-        let t = SeriesTable::from_log(&log, |f| f + 7);
+        let t = SeriesTable::from_log(SeriesKind::Gateway, &log, |f| f + 7);
         assert_eq!(t.flow, vec![7; 5]);
         assert_eq!(t.time_s[4], 5e-9);
         assert_eq!(PACING_METRICS[PacingMetric::CapPps as usize], "cap_pps");

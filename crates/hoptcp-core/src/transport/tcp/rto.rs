@@ -30,6 +30,8 @@ pub struct RtoEstimator {
     timed_at: Time,
     samples: u64,
     sample_sum_s: f64,
+    /// The latest raw sample (for time series).
+    last_sample_s: f64,
 }
 
 impl RtoEstimator {
@@ -48,6 +50,7 @@ impl RtoEstimator {
             timed_at: 0,
             samples: 0,
             sample_sum_s: 0.0,
+            last_sample_s: 0.0,
         }
     }
 
@@ -121,7 +124,8 @@ impl RtoEstimator {
         let ticks = ((now + self.phase) / self.tick) as i64 - ((sent + self.phase) / self.tick) as i64;
         self.update_ticks(ticks.max(1));
         self.samples += 1;
-        self.sample_sum_s += to_secs(now.saturating_sub(sent));
+        self.last_sample_s = to_secs(now.saturating_sub(sent));
+        self.sample_sum_s += self.last_sample_s;
     }
 
     /// Feed one RTT measurement of `ticks` ticks (at least 1).
@@ -164,6 +168,11 @@ impl RtoEstimator {
 
     pub fn samples(&self) -> u64 {
         self.samples
+    }
+
+    /// The latest raw (unquantized) RTT sample, seconds; 0 if none.
+    pub fn last_sample_s(&self) -> f64 {
+        self.last_sample_s
     }
 
     /// Mean of the raw (unquantized) RTT samples, seconds; 0 if none.

@@ -600,6 +600,21 @@ impl TcpSender {
         self.core.ssthresh
     }
 
+    /// ns-2's traced `cwnd_`: the window without fast-recovery inflation.
+    pub fn cwnd_traced(&self) -> f64 {
+        self.core.cwnd
+    }
+
+    /// RTT samples taken so far and the latest (seconds).
+    pub fn rtt_samples(&self) -> (u64, f64) {
+        (self.core.rto.samples(), self.core.rto.last_sample_s())
+    }
+
+    /// Retransmission timeouts and retransmitted segments so far.
+    pub fn loss_counts(&self) -> (u64, u64) {
+        (self.core.timeouts, self.core.retransmissions)
+    }
+
     /// Packets the window allows in flight: min(cwnd, max_window), floored.
     pub fn effective_window(&self) -> u32 {
         self.core.window()
