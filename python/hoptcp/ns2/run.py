@@ -45,6 +45,17 @@ def available() -> bool:
     return ns_binary() is not None
 
 
+def use_binary(path: str, option: str = "--ns-binary") -> None:
+    """Run ns-2 from ``path`` in this process and the runs it starts (sets ``HOPTCP_NS``).
+
+    For TCP-AP's ns-2-code variant this is a binary built by ``hoptcp ns2 build``."""
+    p = Path(path)
+    if not p.is_file() or not os.access(p, os.X_OK):
+        raise SpecError(f"{option} {path}: not an executable file (an ns-2.35 binary, e.g. the one "
+                        "`hoptcp ns2 build` prints)")
+    os.environ[NS_ENV] = str(p.resolve())
+
+
 #: Scenarios whose exported scripts stand for the exporter in the store version: between them
 #: they use every topology, traffic, TCP and MAC option the exporter maps.
 VERSION_PROBES = (
@@ -117,6 +128,9 @@ def run_ns2(scenario: Scenario, seed: int | None = None, *, keep: str | Path | N
         except subprocess.TimeoutExpired:
             raise Ns2Error(f"ns-2 did not finish within {timeout_s:g} s") from None
         wall = time.perf_counter() - t
+        if _export.TCP_AP_CLASS in (proc.stderr or "") and "invalid command name" in (proc.stderr or ""):
+            raise Ns2Error(f"{ns} has no {_export.TCP_AP_CLASS}: build one with `hoptcp ns2 build` and run with "
+                           f"--ns-binary PATH or {NS_ENV}=PATH")
         if proc.returncode != 0 or not Path(f"{out}.stats").exists():
             tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
             raise Ns2Error(f"ns-2 failed (exit {proc.returncode}): {tail}")
