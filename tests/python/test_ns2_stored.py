@@ -111,3 +111,28 @@ def test_ns2_agrees_is_shown_only_when_ns2_misses_the_paper_alike(fake_core) -> 
     above = pd.DataFrame({"seed": [1, 2, 3], "w": [11.9, 12.0, 12.1]})
     assert ns2_agrees(Context(entry, spec, hop, None, False, ns2=above), claim, {}).shown is False
     assert ns2_agrees(Context(entry, spec, hop, None, False), claim, {}).shown is None
+
+
+def test_side_sweeps_are_stored_apart_and_loaded_by_name(ns2_dir: Path) -> None:
+    entry = get_entry("gap-parallel")
+    spec = entry.side("static-newreno").sweep_spec(entry.id, False)
+    rows = [{"flows.0.src": 0, "flows.0.dst": 13, "flows.1.src": 5, "flows.1.dst": 13, "seed": s,
+             "fairness_jain": 0.9, "ns2.routes_ok": True} for s in (1, 2, 3)]
+    _write(ns2_dir, "gap-parallel@static-newreno", rows,
+           {"entry": "gap-parallel", "side": "static-newreno", "set": dict(spec.set),
+            "params": ["flows.0.src", "flows.0.dst", "flows.1.src", "flows.1.dst"], "seeds": [1, 2, 3]})
+    df = stored.load_side("gap-parallel", "static-newreno", spec)
+    assert list(df["seed"]) == [1, 2, 3] and df.attrs["params"][0] == "flows.0.src"
+    # The entry's main sweep has no ns-2.35 file (AODV through a base station cannot be exported).
+    assert stored.load("gap-parallel", entry.sweep_spec(False)) is None
+    assert stored.load_side("gap-parallel", "static-newreno", entry.side("static-newreno").sweep_spec(entry.id, True)) is None
+
+
+def test_plans_of_hybrid_entries_run_side_sweeps_only() -> None:
+    plan = stored.plan_of("gap-chain")
+    assert not plan.main and plan.sides == ("static-ns2-code", "static-ns2-code-down")
+    spec = stored.side_spec(get_entry("gap-chain"), "static-ns2-code-down")
+    assert spec.seeds == list(range(1, 11)) and spec.set["routing.protocol"] == "static"
+    assert len(spec.points()) == 16
+    with pytest.raises(Exception, match="does not run in ns-2.35"):
+        stored.side_spec(get_entry("gap-chain"), "wired-to-wireless")

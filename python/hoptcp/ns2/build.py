@@ -14,12 +14,15 @@ neither project's code is part of hoptcp, only the steps below:
 4. point ``configure`` at Debian's Tcl/Tk 8.6, OTcl and TclCL through a staging
    directory ``OUT/deps`` (configure looks for ``tclInt.h`` and ``init.tcl`` where
    Debian does not keep them: the private headers are under
-   ``/usr/include/tcl8.6/tcl-private``, the script library under
-   ``/usr/share/tcltk/tcl8.6``);
-5. compile with today's g++: ``-std=gnu++98`` (ns-2.35 predates C++11's narrowing
+   ``/usr/include/tcl8.6/tcl-private``, the script libraries under
+   ``/usr/share/tcltk/tcl8.6`` and ``/usr/share/tcltk/tk8.6``);
+5. after configure, undefine ``HAVE_INT64`` in ``autoconf.h``: Debian's TclCL is built
+   without it, so its library has no ``TclObject::bind(const char*, int64_t*)`` and ns
+   would not link (its queue monitors then count in ``int``, as in Debian's own ``ns``);
+6. compile with today's g++: ``-std=gnu++98`` (ns-2.35 predates C++11's narrowing
    and literal rules), ``-fpermissive``, and ``-DUSE_INTERP_RESULT`` (Tcl 8.6 hides
    ``interp->result`` without it), ``nice -n 10 make -j1`` by default;
-6. check the binary creates an ``Agent/TCP/Newreno/AP`` with the expected defaults.
+7. check the binary creates an ``Agent/TCP/Newreno/AP`` with the expected defaults.
 
 Run the result with ``HOPTCP_NS=OUT/src/ns`` or ``--ns-binary OUT/src/ns``.
 """
@@ -62,6 +65,7 @@ DEBIAN_FILES: dict[str, str] = {
     "/usr/bin/tcl2c++": "tclcl",
     "/usr/share/tcltk/tcl8.6/init.tcl": "tcl8.6",
     "/usr/share/tcltk/tcl8.6/http1.0/http.tcl": "tcl8.6",
+    "/usr/share/tcltk/tk8.6/tk.tcl": "tk8.6",
 }
 DEBIAN_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib")
 DEBIAN_LIBS: dict[str, str] = {"libtcl8.6.so": "tcl8.6-dev", "libtk8.6.so": "tk8.6-dev",
@@ -177,6 +181,7 @@ def stage_deps(deps: Path, libs: dict[str, Path]) -> None:
     for name, path in libs.items():
         link(path, lib / name)
     link(Path("/usr/share/tcltk/tcl8.6"), lib / "tcl8.6")
+    link(Path("/usr/share/tcltk/tk8.6"), lib / "tk8.6")
     link(Path("/usr/bin/tcl2c++"), bindir / "tcl2c++")
 
 
@@ -193,6 +198,12 @@ def prepare(src: Sources, out: Path, libs: dict[str, Path]) -> Path:
     nd.write_text(add_defaults(nd.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
     stage_deps(out / "deps", libs)
     return tree
+
+
+def drop_int64(autoconf_h: str) -> str:
+    """autoconf.h without ``HAVE_INT64`` (Debian's TclCL has no int64_t binds to link against)."""
+    return re.sub(r"^#define HAVE_INT64 1$", "/* #undef HAVE_INT64 (hoptcp ns2 build: TclCL has no int64_t bind) */",
+                  autoconf_h, flags=re.M)
 
 
 def configure_args(deps: Path) -> list[str]:
@@ -236,6 +247,8 @@ def build(tcpap_dir: str | Path, ns2_dir: str | Path, out: str | Path, *, jobs: 
             rc = subprocess.run(configure_args(outp / "deps"), cwd=tree, env=env, stdout=fh, stderr=fh).returncode
             if rc != 0:
                 raise SpecError(f"ns-2.35's configure failed (exit {rc}); see {logfile}")
+        ah = tree / "autoconf.h"
+        ah.write_text(drop_int64(ah.read_text(encoding="utf-8")), encoding="utf-8")
         log(f"make -j{jobs} under nice -n {nice} (tens of minutes; log: {logfile})")
         cmd = ["nice", "-n", str(nice), "make", f"-j{jobs}", f"CCOPT={CCOPT}", "ns"]
         rc = subprocess.run(cmd, cwd=tree, env=env, stdout=fh, stderr=fh).returncode

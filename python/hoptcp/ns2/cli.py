@@ -193,8 +193,12 @@ def reproduce_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | 
         if plan.unsupported:
             click.echo(f"{eid}: skipped: {plan.unsupported}", err=True)
             continue
-        path = stored.generate(eid, store=store, jobs=jobs, progress=not quiet)
-        click.echo(f"{eid}: wrote {path}", err=True)
+        if plan.main:
+            path = stored.generate(eid, store=store, jobs=jobs, progress=not quiet)
+            click.echo(f"{eid}: wrote {path}", err=True)
+        for side in plan.sides:
+            path = stored.generate(eid, store=store, jobs=jobs, progress=not quiet, side=side)
+            click.echo(f"{eid} side {side}: wrote {path}", err=True)
 
 
 def _fmt_ms(mean: float, sd: float) -> str:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..report import ClaimResult, Context
 
 PAUSE, RESUME = 130, 160
-ARMS = {"NewReno": None, "TCP-GAP": "tcp-gap"}
+ARMS = {"NewReno": None, "TCP-GAP": "tcp-gap", "TCP-GAP, ns-2 code": "tcp-gap-ns2-code"}
 
 
 def _series(runs: "pd.DataFrame", flow: int) -> list[list[float]]:
