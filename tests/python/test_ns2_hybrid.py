@@ -301,3 +301,16 @@ def test_probe_accepts_only_an_ns_that_creates_the_agent(tmp_path: Path) -> None
     assert nb.probe(good, tmp_path).startswith("n_factor_=4")
     with pytest.raises(SpecError, match="does not create Agent/TCP/Newreno/AP"):
         nb.probe(bad, tmp_path)
+
+
+def test_int64_steps_for_a_tclcl_without_int64_binds(tmp_path: Path) -> None:
+    ah = "#define HAVE_STL 1\n#define HAVE_INT64 1\n#define SIZEOF_LONG 8\n"
+    out = nb.drop_int64(ah)
+    assert "#define HAVE_INT64" not in out and "#define HAVE_STL 1" in out and nb.drop_int64(out) == out
+    assert nb.int_maxpkts("\tint64_t maxpkts_;\t\n\tint64_t other_;\n") == "\tint maxpkts_;\t\n\tint64_t other_;\n"
+    f = tmp_path / "autoconf.h"
+    f.write_text(out)
+    before = f.stat().st_mtime_ns
+    os.utime(f, ns=(before - 10**9, before - 10**9))
+    nb.rewrite(f, nb.drop_int64)  # nothing to change: the file keeps its time (make is not retriggered)
+    assert f.stat().st_mtime_ns == before - 10**9

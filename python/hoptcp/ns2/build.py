@@ -19,6 +19,8 @@ neither project's code is part of hoptcp, only the steps below:
 5. after configure, undefine ``HAVE_INT64`` in ``autoconf.h``: Debian's TclCL is built
    without it, so its library has no ``TclObject::bind(const char*, int64_t*)`` and ns
    would not link (its queue monitors then count in ``int``, as in Debian's own ``ns``);
+   PackMime's open-loop source binds an ``int64_t maxpkts_`` regardless, which becomes an
+   ``int``;
 6. compile with today's g++: ``-std=gnu++98`` (ns-2.35 predates C++11's narrowing
    and literal rules), ``-fpermissive``, and ``-DUSE_INTERP_RESULT`` (Tcl 8.6 hides
    ``interp->result`` without it), ``nice -n 10 make -j1`` by default;
@@ -185,17 +187,25 @@ def stage_deps(deps: Path, libs: dict[str, Path]) -> None:
     link(Path("/usr/bin/tcl2c++"), bindir / "tcl2c++")
 
 
+def rewrite(path: Path, edit: Callable[[str], str]) -> None:
+    """Apply a patch step to a file, writing only a changed text (make goes by modification times)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    new = edit(text)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+
+
 def prepare(src: Sources, out: Path, libs: dict[str, Path]) -> Path:
     """Copy and patch the tree under ``out``; return the build directory."""
     tree = out / "src"
     if not tree.exists():
         shutil.copytree(src.ns2, tree, symlinks=True)
     for name, path in src.tcpap.items():
-        shutil.copyfile(path, tree / "tcp" / name)
-    mk = tree / "Makefile.in"
-    mk.write_text(add_object(mk.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
-    nd = tree / "tcl" / "lib" / "ns-default.tcl"
-    nd.write_text(add_defaults(nd.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
+        dst = tree / "tcp" / name
+        if not dst.is_file() or dst.read_bytes() != path.read_bytes():
+            shutil.copyfile(path, dst)
+    rewrite(tree / "Makefile.in", add_object)
+    rewrite(tree / "tcl" / "lib" / "ns-default.tcl", add_defaults)
     stage_deps(out / "deps", libs)
     return tree
 
@@ -206,14 +216,25 @@ def drop_int64(autoconf_h: str) -> str:
                   autoconf_h, flags=re.M)
 
 
+#: files that bind an int64_t whatever HAVE_INT64 says (they become int: see :func:`drop_int64`)
+INT64_BINDS = ("packmime/packmime_OL.h", "packmime/packmime_OL.cc")
+
+
+def int_maxpkts(source: str) -> str:
+    """PackMime's ``int64_t maxpkts_`` as ``int`` (TclCL without int64 binds)."""
+    return re.sub(r"\bint64_t(\s+maxpkts_;)", r"int\1", source)
+
+
 def configure_args(deps: Path) -> list[str]:
     d = str(deps)
     return ["./configure", f"--with-tcl={d}", f"--with-tk={d}", f"--with-otcl={d}", f"--with-tclcl={d}",
             "--with-tcl-ver=8.6", "--with-tk-ver=8.6"]
 
 
-#: a script the built binary runs: the class exists and has tcp-ap.cc's defaults
-PROBE_TCL = """set a [new Agent/TCP/Newreno/AP]
+#: a script the built binary runs: the class exists and has tcp-ap.cc's defaults (a TCP agent needs
+#: the scheduler a Simulator creates)
+PROBE_TCL = """set ns [new Simulator]
+set a [new Agent/TCP/Newreno/AP]
 puts "n_factor_=[$a set n_factor_] history_=[$a set history_] delaybound_=[$a set delaybound_]"
 exit 0
 """
@@ -247,8 +268,10 @@ def build(tcpap_dir: str | Path, ns2_dir: str | Path, out: str | Path, *, jobs: 
             rc = subprocess.run(configure_args(outp / "deps"), cwd=tree, env=env, stdout=fh, stderr=fh).returncode
             if rc != 0:
                 raise SpecError(f"ns-2.35's configure failed (exit {rc}); see {logfile}")
-        ah = tree / "autoconf.h"
-        ah.write_text(drop_int64(ah.read_text(encoding="utf-8")), encoding="utf-8")
+        rewrite(tree / "autoconf.h", drop_int64)
+        for rel in INT64_BINDS:
+            if (tree / rel).is_file():
+                rewrite(tree / rel, int_maxpkts)
         log(f"make -j{jobs} under nice -n {nice} (tens of minutes; log: {logfile})")
         cmd = ["nice", "-n", str(nice), "make", f"-j{jobs}", f"CCOPT={CCOPT}", "ns"]
         rc = subprocess.run(cmd, cwd=tree, env=env, stdout=fh, stderr=fh).returncode
