@@ -200,7 +200,8 @@ def test_tcp_ap_in_an_ns_without_the_authors_code_says_what_to_build(tmp_path: P
 def test_tcp_ap_runs_in_the_patched_ns2_and_paces(tmp_path: Path) -> None:
     from hoptcp.ns2.run import run_ns2
 
-    base = {"tcp.variant": "tcp_ap", "tcp.ap.profile": "ns2", "duration_s": 20.0, "topology.hops": 4}
+    base = {"tcp.variant": "tcp_ap", "tcp.ap.profile": "ns2", "duration_s": 20.0, "topology.hops": 4,
+            "flows.0.dst": 6}
     rep = run_ns2(scenario(HYBRID, **base), 1, keep=tmp_path)
     # With the gateway off, TCP-AP paces on a round trip with 160 ms of wired links: about one
     # packet per four-hop delay of ~0.1 s, far below NewReno's window-limited rate.
