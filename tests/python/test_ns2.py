@@ -247,7 +247,7 @@ def test_cbr_sizes_and_rate_match_hoptcp() -> None:
     ({"wired.nodes": 1, "routing.protocol": "aodv"}, "routing.protocol"),
     ({"wired.nodes": 1, "wired.tcp_gap.enabled": True}, "wired.tcp_gap.enabled"),
     ({"ip.ldm.enabled": True}, "ip.ldm.enabled"),
-    ({"flows.0.pauses": [[5.0, 10.0]]}, "flows.0.pauses"),
+    ({"flows.0.pauses": [[5.0, 10.0]], "flows.0.count": 2}, "flows.0.pauses"),
 ])
 def test_what_ns2_cannot_express_is_one_error_naming_the_key(over: dict, key: str) -> None:
     with pytest.raises(Ns2Unsupported) as exc:

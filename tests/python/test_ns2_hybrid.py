@@ -315,3 +315,48 @@ def test_int64_steps_for_a_tclcl_without_int64_binds(tmp_path: Path) -> None:
     os.utime(f, ns=(before - 10**9, before - 10**9))
     nb.rewrite(f, nb.drop_int64)  # nothing to change: the file keeps its time (make is not retriggered)
     assert f.stat().st_mtime_ns == before - 10**9
+
+
+# --- pauses and per-interval series -----------------------------------------------------------
+
+@pytest.mark.core
+def test_pauses_are_ftp_stop_and_start_and_series_sample_the_sinks() -> None:
+    sc = scenario(HYBRID, **{"flows.0.pauses": [[5.0, 8.0]], "stats.throughput_interval_s": 2.0})
+    exp = export(sc)
+    tcl = exp.tcl
+    assert '$ns_ at [t 5.0] "$app(0) stop" ;# pause' in tcl and '$ns_ at [t 8.0] "$app(0) start" ;# the same' in tcl
+    # 20 s in intervals of 2 s: samples 0..9 by the proc, sample 10 at the end (finish).
+    assert "    foreach {i var} {0 bytes_} { record $i s$k [$dst($i) set $var] }" in tcl
+    assert "if {$k < 9}" in tcl and "    sample 10 ;# the last boundary is the run's end" in tcl
+    assert exp.meta()["series_interval_s"] == 2.0
+    with pytest.raises(Ns2Unsupported, match=r"^flows.0.pauses cannot be exported with flows.N.count"):
+        export(scenario(HYBRID, **{"flows.0.pauses": [[5.0, 8.0]], "flows.0.count": 2}))
+
+
+def test_interval_goodput_counts_whole_packets_between_boundaries() -> None:
+    flow = {"id": 0, "transport": "tcp", "ns2_packet_bytes": 1500, "payload_bytes": 1460}
+    # The sink counts the 40-byte setup segment too: whole packets are counter // 1500.
+    st = {"s0": 0, "s1": 40 + 1500 * 10, "s2": 40 + 1500 * 10, "s3": 40 + 1500 * 25, "from": 0}
+    assert tr.interval_goodput(st, flow, 2.0) == [10 * 1460 * 8 / 2.0, 0.0, 15 * 1460 * 8 / 2.0]
+    udp = {"id": 1, "transport": "udp", "ns2_packet_bytes": 528, "payload_bytes": 500}
+    assert tr.interval_goodput({"s0": 3, "s1": 7}, udp, 1.0) == [4 * 500 * 8.0]
+    assert tr.interval_goodput({"to": 5}, udp, 1.0) == []
+
+
+def test_series_travel_through_the_stored_data_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import pandas as pd
+
+    from hoptcp.ns2 import stored
+    from hoptcp.ns2.run import ns2_metrics
+
+    m = ns2_metrics({"aggregate_goodput_bps": 1.0, "series": {"interval_s": 1.0, "flows": {"0": [1.0, 2.5]}},
+                     "ns2": {}})
+    assert json.loads(m["series.0"]) == [1.0, 2.5] and m["ns2.routes_ok"] is True
+    monkeypatch.setattr(stored, "data_dir", lambda: tmp_path)
+    pd.DataFrame([{"seed": 1, "series.0": m["series.0"], "ns2.routes_ok": True}]).to_csv(tmp_path / "x@s.csv",
+                                                                                          index=False)
+    (tmp_path / "x@s.json").write_text(json.dumps({"entry": "x", "side": "s", "set": {}, "params": []}))
+    df = stored.load_side("x", "s")
+    assert df is not None and df["series.0"].iloc[0] == [1.0, 2.5]

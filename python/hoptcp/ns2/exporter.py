@@ -171,6 +171,8 @@ class Export:
     #: hybrid scenarios: the gateway (base station) and the number of wired nodes (ids after the wireless ones)
     gateway: int | None = None
     wired_nodes: int = 0
+    #: stats.throughput_interval_s: the script samples the sinks' counters this often
+    series_interval_s: float | None = None
 
     def meta(self) -> dict[str, Any]:
         """Everything but the script, as JSON-able data (stored beside ns-2 results)."""
@@ -179,6 +181,8 @@ class Export:
              "flows": [vars(f) for f in self.flows]}
         if self.gateway is not None:
             m.update(gateway=self.gateway, wired_nodes=self.wired_nodes)
+        if self.series_interval_s is not None:
+            m["series_interval_s"] = self.series_interval_s
         return m
 
 
@@ -265,10 +269,15 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
         if len(f["path"]) - 1 >= 32:
             raise Ns2Unsupported(f"{key} crosses {len(f['path']) - 1} hops: ns-2.35's routing agents start "
                                  "packets with TTL 32 (allowed: at most 31 hops)")
-    for i, fs in enumerate(sc.get("flows") or []):
+    table = sc.get("flows") or []
+    for i, fs in enumerate(table):
         if fs.get("pauses"):
-            raise Ns2Unsupported(f"flows.{i}.pauses cannot be exported: the exporter does not write ns-2's "
-                                 "$ftp stop / $ftp start (remove the key)")
+            if fs.get("app", "ftp") != "ftp" or fs.get("transport", "tcp") != "tcp":
+                raise Ns2Unsupported(f"flows.{i}.pauses cannot be exported: pauses are ns-2's $ftp stop / $ftp "
+                                     "start (allowed on TCP flows with app = \"ftp\")")
+            if len(table) != len(flows) or any(int(f.get("count", 1) or 1) != 1 for f in table):
+                raise Ns2Unsupported(f"flows.{i}.pauses cannot be exported with flows.N.count: the exporter maps "
+                                     "pauses to flows one to one (allowed: every count = 1)")
     if protocol == "static":
         for i, fs in enumerate(sc.get("flows") or []):
             if fs.get("route") is not None:
@@ -567,6 +576,9 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w("proc record {i what value} { global statsfd; puts $statsfd \"$i $what $value\" }")
     tcp_added = rmap.added_bytes["tcp"]
     udp_added = rmap.added_bytes["udp"]
+    pauses: dict[int, list[list[float]]] = {
+        int(f["id"]): [list(map(float, p)) for p in (sc.get("flows") or [])[k].get("pauses") or []]
+        for k, f in enumerate(flows) if k < len(sc.get("flows") or [])}
     if gateway is not None:
         w("# Packets a wired node originates pass no routing agent at their source: no bytes added.")
     for f in flows:
@@ -624,6 +636,9 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
                 w(f"set app({i}) [new Application/FTP]")
                 w(f"$app({i}) attach-agent $src({i})")
             w(f"$ns_ at [t {_g(start)}] \"$app({i}) start\"")
+            for p_from, p_to in pauses.get(i, []):
+                w(f"$ns_ at [t {_g(p_from)}] \"$app({i}) stop\" ;# pause: no new data (advance 0, close)")
+                w(f"$ns_ at [t {_g(p_to)}] \"$app({i}) start\" ;# the same connection goes on")
             if stop < duration:
                 w(f"$ns_ at [t {_g(stop)}] \"$app({i}) stop\"")
             # The sink's bytes_ counts bytes delivered in order (tcp-sink.cc), IP header included.
@@ -655,10 +670,27 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             w(f"$ns_ at [t {_g(min(stop, duration))}] \"record {i} to \\[$dst({i}) set npkts_\\]\"")
             fmaps.append(FlowMap(i, "udp", "cbr", f["src"], f["dst"], f["path"], start, stop,
                                  int(f["packet_bytes"]), size))
+    interval = sc["stats"].get("throughput_interval_s")
+    n_samples = 0
+    if interval:
+        # What each sink has counted at every interval boundary (s<k> at scenario time k·interval);
+        # the parser turns the differences into hoptcp's per-interval goodput series.
+        n_samples = math.ceil(duration / float(interval) - 1e-9)
+        counters = " ".join(f"{fm.id} {'bytes_' if fm.transport == 'tcp' else 'npkts_'}" for fm in fmaps)
+        w("")
+        w(f"# --- per-interval series ({_g(interval)} s): the sinks' counters at every boundary")
+        w("proc sample {k} {")
+        w("    global ns_ dst")
+        w(f"    foreach {{i var}} {{{counters}}} {{ record $i s$k [$dst($i) set $var] }}")
+        w(f"    if {{$k < {n_samples - 1}}} {{ $ns_ at [t [expr {{($k + 1) * {_g(interval)}}}]] \"sample [expr {{$k + 1}}]\" }}")
+        w("}")
+        w("$ns_ at [t 0] \"sample 0\"")
     w("")
     w("# --- end: TCP counters (nrexmit_ = timeouts, nrexmitpack_ = retransmitted packets)")
     w("proc finish {} {")
     w("    global ns_ tracefd cwndfd statsfd src")
+    if interval:
+        w(f"    sample {n_samples} ;# the last boundary is the run's end")
     for fm in fmaps:
         if fm.transport == "tcp":
             for var in ("nrexmit_", "nrexmitpack_", "ndatapack_", "cwnd_", "ssthresh_"):
@@ -671,4 +703,5 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w("}")
     w("$ns_ at $opt(end) \"finish\"")
     w("$ns_ run")
-    return Export("\n".join(out) + "\n", float(t0), duration, warmup, nn, protocol, fmaps, notes, gateway, n_wired)
+    return Export("\n".join(out) + "\n", float(t0), duration, warmup, nn, protocol, fmaps, notes, gateway, n_wired,
+                  float(interval) if interval else None)

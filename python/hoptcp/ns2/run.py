@@ -152,6 +152,9 @@ def run_json(toml_text: str, overrides: Sequence[tuple[str, str]], seed: int) ->
 def ns2_metrics(raw: dict[str, Any]) -> dict[str, Any]:
     """Flat metrics of an ns-2 report; ``ns2.routes_ok`` says whether DSDV froze hoptcp's routes."""
     m = flatten_metrics({k: v for k, v in raw.items() if k != "ns2"})
+    # Per-interval series (lists) as JSON text, so the stored ns-2.35 data files can carry them.
+    for fid, v in ((raw.get("series") or {}).get("flows") or {}).items():
+        m[f"series.{fid}"] = json.dumps(v)
     info = raw.get("ns2", {})
     m["ns2.routes_ok"] = not info.get("route_problems")
     m["ns2.arp_drops"] = info.get("arp_drops", 0)

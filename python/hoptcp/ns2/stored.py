@@ -97,6 +97,7 @@ PLANS: dict[str, Plan] = {
     "gap-chain": Plan(seeds=_TEN, main=False, sides=("static-ns2-code", "static-ns2-code-down"),
                       note=_GAP_NOTE),
     "gap-parallel": Plan(seeds=_TEN, main=False, sides=("static-newreno",), note=_GAP_NOTE),
+    "gap-responsiveness": Plan(seeds=_TEN, main=False, sides=("static-newreno",), note=_GAP_NOTE),
     "fu-linkdrop": Plan(unsupported="its claims divide by packets handed to each MAC and use the per-node "
                                     "backlog, which ns-2's traces give only with full MAC tracing"),
 }
@@ -213,6 +214,8 @@ def load(entry_id: str, spec: "SweepSpec | None" = None, directory: Path | None 
     if spec is not None and {k: v for k, v in spec.set.items()} != meta.get("set"):
         return None
     df = pd.read_csv(csv)
+    for col in [c for c in df.columns if c.startswith("series.")]:  # per-interval lists, stored as JSON
+        df[col] = df[col].map(lambda v: json.loads(v) if isinstance(v, str) else [])
     if "ns2.routes_ok" in df.columns:
         df = df[df["ns2.routes_ok"].astype(bool)].reset_index(drop=True)
     params = list(meta.get("params", []))

@@ -237,6 +237,17 @@ def time_average(changes: Sequence[tuple[float, float]], start: float, end: floa
     return total / (end - start)
 
 
+def interval_goodput(st: Mapping[str, float], flow: Mapping[str, Any], interval: float) -> list[float]:
+    """hoptcp's per-interval goodput (bit/s) of a flow from the sink's counter at every boundary
+    (``s<k>``: bytes in order for TCP, whole packets of ``ns2_packet_bytes``; packets for UDP)."""
+    ks = sorted(int(k[1:]) for k in st if k[:1] == "s" and k[1:].isdigit())
+    if not ks:
+        return []
+    size = int(flow["ns2_packet_bytes"]) if flow["transport"] == "tcp" else 1
+    counts = [int(st[f"s{k}"]) // size for k in range(ks[-1] + 1) if f"s{k}" in st]
+    return [(b - a) * float(flow["payload_bytes"]) * 8 / interval for a, b in zip(counts, counts[1:])]
+
+
 def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Mapping[str, float]],
            cwnd: Mapping[CwndKey, Sequence[tuple[float, float]]], seed: int) -> dict[str, Any]:
     """An ns-2 run as a report with hoptcp's keys (only those ns-2 gives)."""
@@ -294,6 +305,11 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
     drops["by_kind"] = by_kind
     nodes = [{"id": i, "drops_rts_retry": d["mac_rts_retry"], "drops_data_retry": d["mac_data_retry"],
               "mac_drops": d["mac_rts_retry"] + d["mac_data_retry"], "drops": d} for i, d in enumerate(per_node)]
+    series = None
+    iv = meta.get("series_interval_s")
+    if iv:
+        series = {"interval_s": float(iv), "flows": {str(f["id"]): interval_goodput(stats.get(f["id"], {}), f, float(iv))
+                                                      for f in meta["flows"]}}
     goodputs = [f["goodput_bps"] for f in flows]
     sq = sum(g * g for g in goodputs)
     routing = ({"routing": {"protocol": "aodv", "route_breaks": trace.route_breaks}}
@@ -309,6 +325,7 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
         "aggregate_goodput_bps": sum(goodputs),
         **routing,
         **({"wired": {"link_drops": trace.wired_drops}} if meta.get("gateway") is not None else {}),
+        **({"series": series} if series is not None else {}),
         "ns2": {"arp_drops": trace.arp_drops, "late_route_changes": trace.late_route_changes,
                 "last_route_change_s": trace.last_route_change - t0},
     }
