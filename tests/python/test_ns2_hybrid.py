@@ -98,6 +98,9 @@ def test_hybrid_export_from_a_wired_sender_keeps_its_headers() -> None:
     tcl = export(scenario(HYBRID, **{"flows.0.src": 4, "flows.0.dst": 0})).tcl
     assert "$ns_ attach-agent $node_(4) $src(0)" in tcl
     assert "$src(0) set tcpip_base_hdr_size_ 40" in tcl and "$dst(0) set packetSize_ 20 ;# ACK size" in tcl
+    # A wired node resets its agents when the run starts (ssthresh_ = window_): set again at time 0.
+    assert '$ns_ at 0.0 "$src(0) set ssthresh_ 20" ;# after the run\'s reset of wired nodes' in tcl
+    assert "$ns_ at 0.0" not in export(scenario(HYBRID)).tcl  # a mobile sender keeps the one set at creation
 
 
 @pytest.mark.core

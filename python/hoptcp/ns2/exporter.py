@@ -36,7 +36,9 @@ around them (each fact is commented in the generated script):
   and queue limit. Only DSDV forwards to a base station in ns-2.35 (AODV has no
   such code), so hybrid scenarios need ``routing.protocol = "static"``. Packets a
   wired node originates get no routing-agent IP header, so their header sizes are
-  not reduced. TCP-GAP (the gateway's pacing and Goodput Control) has no ns-2 code.
+  not reduced. Wired nodes (and the base station) reset their agents when the run starts,
+  which sets ``ssthresh_`` to ``window_``: a wired sender's ``ssthresh_`` is set again at
+  time 0. TCP-GAP (the gateway's pacing and Goodput Control) has no ns-2 code.
 - TCP-AP's ns-2-code variant (``tcp.ap.profile = "ns2"``) is the authors'
   ``Agent/TCP/Newreno/AP`` (tcp-ap.cc, MobiHoc 2005), which only a patched ns-2.35
   has (``hoptcp ns2 build``); its fixed choices (mean absolute deviation, the
@@ -599,6 +601,10 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             if ss is None:  # before tcp.initial_ssthresh became explicit: it meant window_
                 ss = t["max_window"]
             w(f"$src({i}) set ssthresh_ {ss} ;# reset() at creation left 20 (class window_); explicit")
+            if f["src"] >= nn:
+                # Wired nodes (unlike mobile ones) reset their agents when the run starts, and reset()
+                # sets ssthresh_ = window_: set it again once the run has started.
+                w(f"$ns_ at 0.0 \"$src({i}) set ssthresh_ {ss}\" ;# after the run's reset of wired nodes")
             w(f"$src({i}) set minrto_ {_g(t['min_rto_s'])}")
             w(f"$src({i}) set ecn_ {1 if t['ecn'] else 0}")
             if t["variant"] == "tcp_ap":

@@ -72,6 +72,10 @@ delayed_ack = true\necn = true\npayload_bytes = 512\ninitial_window = 1\n
 [[flows]]\nsrc = 0\ndst = 2\ntransport = "tcp"\napp = "ftp"\n""",
     """duration_s = 20\n[topology]\nkind = "random"\nnodes = 12\nwidth_m = 600\nheight_m = 600\n
 [random_flows]\ncount = 2\ntransport = "udp"\nrate_bps = 2e5\npacket_bytes = 1460\n""",
+    # hybrid: wired-cum-wireless, a wired TCP-AP sender (the authors' agent), a pause, series
+    """duration_s = 20\n[topology]\nkind = "chain"\nhops = 2\nspacing_m = 200\n[stats]\nthroughput_interval_s = 2
+[tcp]\nvariant = "tcp_ap"\n[tcp.ap]\nprofile = "ns2"\n[wired]\nnodes = 2\nbandwidth_mbps = 10\ndelay_ms = 40\n
+[[flows]]\nsrc = 4\ndst = 0\ntransport = "tcp"\napp = "ftp"\npauses = [[5.0, 8.0]]\n""",
 )
 
 
