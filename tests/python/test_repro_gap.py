@@ -152,3 +152,16 @@ def test_side_arm_table_groups_by_the_sides_parameters() -> None:
     lines = t.splitlines()
     assert lines[2].startswith(f"| ns-2 timing | {g.BW} = 2 | 2000 ± 0 | 0.500 | 2 |")
     assert lines[3].startswith(f"| ns-2 timing | {g.BW} = 10 | 10000 ± 0 | 0.500 | 2 |")
+
+
+def test_side_csv_leaves_out_patterns_its_runs_do_not_have(tmp_path) -> None:
+    from hoptcp.errors import SpecError
+    from hoptcp.reproduce.report import _write_csv
+
+    runs = pd.DataFrame([{g.HOPS: 2, "seed": 1, g.GOODPUT: 1.0, "events": 5}])
+    runs.attrs["metrics"] = [g.GOODPUT, "events"]
+    # A side with the gateway off has no wired.tcp_gap.* counters: its file leaves the pattern out.
+    _write_csv(runs, (g.GOODPUT, "wired.tcp_gap.*"), tmp_path / "side.csv", side=True)
+    assert (tmp_path / "side.csv").read_text().splitlines()[0] == f"{g.HOPS},seed,{g.GOODPUT}"
+    with pytest.raises(SpecError, match="matches no metric"):
+        _write_csv(runs, (g.GOODPUT, "wired.tcp_gap.*"), tmp_path / "main.csv")
