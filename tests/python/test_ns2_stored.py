@@ -136,3 +136,33 @@ def test_plans_of_hybrid_entries_run_side_sweeps_only() -> None:
     assert len(spec.points()) == 16
     with pytest.raises(Exception, match="does not run in ns-2.35"):
         stored.side_spec(get_entry("gap-chain"), "wired-to-wireless")
+
+
+def test_static_newreno_evidence_needs_both_simulators_to_miss_the_paper_alike(
+        fake_core, ns2_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gap-parallel's NewReno fairness: shown when hoptcp's and ns-2.35's static-route runs agree
+    (bootstrap over seeds) and both miss the paper's 0.5 on the side the entry's runs do."""
+    import pandas as pd
+
+    from hoptcp.reproduce.lib import gap_hybrid as g
+
+    entry = get_entry("gap-parallel")
+    claim = next(c for c in entry.claims if c.check == "gap_par_up_jain_newreno")
+    up = {"flows.0.src": 0, "flows.0.dst": 13, "flows.1.src": 5, "flows.1.dst": 13}
+
+    def frame(jains: list[float]) -> pd.DataFrame:
+        return pd.DataFrame([{**up, "seed": s + 1, "fairness_jain": j, "aggregate_goodput_bps": 5e5}
+                             for s, j in enumerate(jains)])
+
+    def ctx_with(static: pd.DataFrame, theirs: pd.DataFrame | None) -> Context:
+        sides = {name: Context(entry, entry.side(name).sweep_spec(entry.id, False), static if name == "static-newreno"
+                               else frame([]), None, False, name) for name in (s.name for s in entry.sides)}
+        monkeypatch.setattr(g, "ns2_side_runs", lambda ctx, side: theirs)
+        return Context(entry, entry.sweep_spec(False), frame([0.93, 0.94, 0.92, 0.95]), None, False, sides=sides)
+
+    ours = frame([0.99, 0.995, 0.992, 0.993])
+    shown = g.gap_ns2_static_agrees(ctx_with(ours, frame([0.994, 0.991, 0.996, 0.99])), claim, {})
+    assert shown.shown is True and "both miss the paper on the same side" in shown.text
+    # ns-2.35 starving FTP 2 as the paper says: not shown.
+    assert g.gap_ns2_static_agrees(ctx_with(ours, frame([0.52, 0.55, 0.5, 0.53])), claim, {}).shown is False
+    assert g.gap_ns2_static_agrees(ctx_with(ours, None), claim, {}).shown is None
