@@ -239,15 +239,15 @@ def test_cbr_sizes_and_rate_match_hoptcp() -> None:
     ({"flows.0.route": [0, 1, 2, 3]}, "flows.0.route"),
     ({"seed": 0}, "seed"),
     ({"radio.standard": "erp"}, "radio.standard"),
-    ({"tcp.variant": "tcp_ap"}, "tcp.variant"),
+    ({"tcp.variant": "tcp_ap"}, "tcp.ap.variation"),
     ({"flows.0.app": "http"}, "flows.0.app"),
     ({"stats.batches": 10, "stats.batch_packets": 100}, "stats.batches"),
     ({"mac.link_red.enabled": True}, "mac.link_red.enabled"),
     ({"mac.adaptive_pacing.enabled": True}, "mac.adaptive_pacing.enabled"),
-    ({"wired.nodes": 1}, "wired"),
-    ({"wired.tcp_gap.enabled": True}, "wired"),
+    ({"wired.nodes": 1, "routing.protocol": "aodv"}, "routing.protocol"),
+    ({"wired.nodes": 1, "wired.tcp_gap.enabled": True}, "wired.tcp_gap.enabled"),
     ({"ip.ldm.enabled": True}, "ip.ldm.enabled"),
-    ({"flows.0.pauses": [[5.0, 10.0]]}, "flows.0.pauses"),
+    ({"flows.0.pauses": [[5.0, 10.0]], "flows.0.count": 2}, "flows.0.pauses"),
 ])
 def test_what_ns2_cannot_express_is_one_error_naming_the_key(over: dict, key: str) -> None:
     with pytest.raises(Ns2Unsupported) as exc:

@@ -111,3 +111,58 @@ def test_ns2_agrees_is_shown_only_when_ns2_misses_the_paper_alike(fake_core) -> 
     above = pd.DataFrame({"seed": [1, 2, 3], "w": [11.9, 12.0, 12.1]})
     assert ns2_agrees(Context(entry, spec, hop, None, False, ns2=above), claim, {}).shown is False
     assert ns2_agrees(Context(entry, spec, hop, None, False), claim, {}).shown is None
+
+
+def test_side_sweeps_are_stored_apart_and_loaded_by_name(ns2_dir: Path) -> None:
+    entry = get_entry("gap-parallel")
+    spec = entry.side("static-newreno").sweep_spec(entry.id, False)
+    rows = [{"flows.0.src": 0, "flows.0.dst": 13, "flows.1.src": 5, "flows.1.dst": 13, "seed": s,
+             "fairness_jain": 0.9, "ns2.routes_ok": True} for s in (1, 2, 3)]
+    _write(ns2_dir, "gap-parallel@static-newreno", rows,
+           {"entry": "gap-parallel", "side": "static-newreno", "set": dict(spec.set),
+            "params": ["flows.0.src", "flows.0.dst", "flows.1.src", "flows.1.dst"], "seeds": [1, 2, 3]})
+    df = stored.load_side("gap-parallel", "static-newreno", spec)
+    assert list(df["seed"]) == [1, 2, 3] and df.attrs["params"][0] == "flows.0.src"
+    # The entry's main sweep has no ns-2.35 file (AODV through a base station cannot be exported).
+    assert stored.load("gap-parallel", entry.sweep_spec(False)) is None
+    assert stored.load_side("gap-parallel", "static-newreno", entry.side("static-newreno").sweep_spec(entry.id, True)) is None
+
+
+def test_plans_of_hybrid_entries_run_side_sweeps_only() -> None:
+    plan = stored.plan_of("gap-chain")
+    assert not plan.main and plan.sides == ("static-ns2-code", "static-ns2-code-down")
+    spec = stored.side_spec(get_entry("gap-chain"), "static-ns2-code-down")
+    assert spec.seeds == list(range(1, 11)) and spec.set["routing.protocol"] == "static"
+    assert len(spec.points()) == 16
+    with pytest.raises(Exception, match="does not run in ns-2.35"):
+        stored.side_spec(get_entry("gap-chain"), "wired-to-wireless")
+
+
+def test_static_newreno_evidence_needs_both_simulators_to_miss_the_paper_alike(
+        fake_core, ns2_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gap-parallel's NewReno fairness: shown when hoptcp's and ns-2.35's static-route runs agree
+    (bootstrap over seeds) and both miss the paper's 0.5 on the side the entry's runs do."""
+    import pandas as pd
+
+    from hoptcp.reproduce.lib import gap_hybrid as g
+
+    entry = get_entry("gap-parallel")
+    claim = next(c for c in entry.claims if c.check == "gap_par_up_jain_newreno")
+    up = {"flows.0.src": 0, "flows.0.dst": 13, "flows.1.src": 5, "flows.1.dst": 13}
+
+    def frame(jains: list[float]) -> pd.DataFrame:
+        return pd.DataFrame([{**up, "seed": s + 1, "fairness_jain": j, "aggregate_goodput_bps": 5e5}
+                             for s, j in enumerate(jains)])
+
+    def ctx_with(static: pd.DataFrame, theirs: pd.DataFrame | None) -> Context:
+        sides = {name: Context(entry, entry.side(name).sweep_spec(entry.id, False), static if name == "static-newreno"
+                               else frame([]), None, False, name) for name in (s.name for s in entry.sides)}
+        monkeypatch.setattr(g, "ns2_side_runs", lambda ctx, side: theirs)
+        return Context(entry, entry.sweep_spec(False), frame([0.93, 0.94, 0.92, 0.95]), None, False, sides=sides)
+
+    ours = frame([0.99, 0.995, 0.992, 0.993])
+    shown = g.gap_ns2_static_agrees(ctx_with(ours, frame([0.994, 0.991, 0.996, 0.99])), claim, {})
+    assert shown.shown is True and "both miss the paper on the same side" in shown.text
+    # ns-2.35 starving FTP 2 as the paper says: not shown.
+    assert g.gap_ns2_static_agrees(ctx_with(ours, frame([0.52, 0.55, 0.5, 0.53])), claim, {}).shown is False
+    assert g.gap_ns2_static_agrees(ctx_with(ours, None), claim, {}).shown is None

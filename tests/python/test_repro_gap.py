@@ -115,3 +115,53 @@ def test_ns2_code_table_sets_the_arm_the_sides_fix() -> None:
     ctx = SimpleNamespace(runs=main, side=lambda name: SimpleNamespace(runs=sides[name]))
     rows = g._code_table(ctx).splitlines()
     assert rows[2:] == ["| 3 | 770 | +10.0% | 540 | -10.0% |", "| 4 | 500 | +25.0% | – | – |"]
+
+
+def test_downlink_sender_keeps_the_swept_variant() -> None:
+    from types import SimpleNamespace
+
+    base = SimpleNamespace(document={"topology": {"hops": 7}})
+    assert g.gap_chain_downlink_sender({g.HOPS: 4}, base) == {"flows.0.src": 7, "flows.0.dst": 0}
+    assert g.gap_chain_downlink_sender({}, base) == {"flows.0.src": 10, "flows.0.dst": 0}
+    assert g.gap_chain_downlink({g.HOPS: 4}, base)["flows.0.variant"] == "newreno"
+
+
+def test_authors_code_rows_test_equivalence_per_variant_and_hop_count() -> None:
+    def runs(values: dict[tuple[str, int], list[float]]) -> pd.DataFrame:
+        return pd.DataFrame([{g.VARIANT: v, g.HOPS: h, g.GOODPUT: x, "seed": i + 1}
+                             for (v, h), xs in values.items() for i, x in enumerate(xs)])
+
+    ours = runs({("tcp_ap", 2): [500.0, 502.0, 498.0, 501.0, 499.0], ("newreno", 2): [800.0, 805.0, 795.0, 802.0, 798.0],
+                 ("tcp_ap", 6): [100.0, 101.0, 99.0, 100.5, 99.5]})
+    theirs = runs({("tcp_ap", 2): [501.0, 499.0, 500.0, 503.0, 497.0], ("newreno", 2): [700.0, 702.0, 698.0, 701.0, 699.0]})
+    rows = {(r["variant"], r["hops"]): r for r in g.authors_code_rows(ours, theirs)}
+    assert set(rows) == {("tcp_ap", 2), ("newreno", 2)}  # no ns-2.35 runs at h = 6: no row
+    assert rows[("tcp_ap", 2)]["test"].verdict == "agree"
+    # 800 against 700 kb/s: the 95% interval excludes 0 and the margin (80) is exceeded.
+    assert rows[("newreno", 2)]["test"].verdict == "differ"
+    assert rows[("newreno", 2)]["hoptcp"].mean == pytest.approx(800.0)
+
+
+def test_side_arm_table_groups_by_the_sides_parameters() -> None:
+    from types import SimpleNamespace
+
+    side = SimpleNamespace(runs=pd.DataFrame([{g.BW: b, g.GOODPUT: 1e6 * b, "fairness_jain": 0.5, "seed": s}
+                                              for b in (2, 10) for s in (1, 2)]), params=[g.BW])
+    ctx = SimpleNamespace(side=lambda name: side)
+    t = g.side_arm_table(ctx, {"ns2-g": "ns-2 timing"})  # type: ignore[arg-type]
+    lines = t.splitlines()
+    assert lines[2].startswith(f"| ns-2 timing | {g.BW} = 2 | 2000 ± 0 | 0.500 | 2 |")
+    assert lines[3].startswith(f"| ns-2 timing | {g.BW} = 10 | 10000 ± 0 | 0.500 | 2 |")
+
+
+def test_side_csv_leaves_out_patterns_its_runs_do_not_have(tmp_path) -> None:
+    from hoptcp.errors import SpecError
+    from hoptcp.reproduce.report import _write_csv
+
+    runs = pd.DataFrame([{g.HOPS: 2, "seed": 1, g.GOODPUT: 1.0, "events": 5}])
+    runs.attrs["metrics"] = [g.GOODPUT, "events"]
+    # A side with the gateway off has no wired.tcp_gap.* counters: its file leaves the pattern out.
+    _write_csv(runs, (g.GOODPUT, "wired.tcp_gap.*"), tmp_path / "side.csv", side=True)
+    assert (tmp_path / "side.csv").read_text().splitlines()[0] == f"{g.HOPS},seed,{g.GOODPUT}"
+    with pytest.raises(SpecError, match="matches no metric"):
+        _write_csv(runs, (g.GOODPUT, "wired.tcp_gap.*"), tmp_path / "main.csv")

@@ -48,6 +48,18 @@ _set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
 _store_option = click.option("--store", type=click.Path(dir_okay=False), default=None,
                              help="Results store file (default: $HOPTCP_STORE, else results.db in the per-user "
                                   "data directory; see docs/campaigns.md).")
+_ns_binary_option = click.option("--ns-binary", default=None, metavar="PATH",
+                                 help="The ns-2.35 binary to run (default: $HOPTCP_NS, else `ns` on PATH); "
+                                      "TCP-AP's ns-2-code variant needs one built by `hoptcp ns2 build`.")
+
+
+def _use_ns_binary(path: str | None) -> None:
+    if path is not None:
+        from .run import use_binary
+
+        use_binary(path)
+
+
 _jobs_option = click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
                             help="Parallel runs on this machine (default: all cores).")
 
@@ -91,6 +103,34 @@ def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: s
         click.echo(f"note: {note}", err=True)
 
 
+@ns2.command("build")
+@click.option("--with-tcpap", "tcpap_dir", required=True, metavar="TCPAP_DIR",
+              help="The authors' TCP-AP tree (tcp/tcp-ap.cc and tcp/tcp-ap.h), e.g. mahaicheng/tcpap.")
+@click.option("--ns2-src", "ns2_dir", required=True, metavar="NS2_DIR",
+              help="An ns-2.35 source tree (e.g. Debian's ns2_2.35+dfsg.orig.tar.xz unpacked).")
+@click.option("--out", "out_dir", default=None, metavar="DIR",
+              help="Build directory (default: ns-2.35-tcpap in the per-user data directory).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="make's parallel jobs.")
+def build_cmd(tcpap_dir: str, ns2_dir: str, out_dir: str | None, jobs: int) -> None:
+    """Build ns-2.35 with the authors' TCP-AP (Agent/TCP/Newreno/AP) added.
+
+    Copies NS2_DIR to DIR/src, adds tcp-ap.cc/tcp-ap.h from TCPAP_DIR, patches the object
+    list and the class defaults, configures against Debian's Tcl 8.6, OTcl and TclCL and
+    compiles under nice. Run TCP-AP exports with the result: HOPTCP_NS=DIR/src/ns or
+    --ns-binary DIR/src/ns. Details: docs/validation.md.
+    """
+    from .build import build, check_sources
+
+    check_sources(tcpap_dir, ns2_dir)  # before choosing a directory: bad input is one line
+    if out_dir is None:
+        from platformdirs import user_data_path
+
+        out_dir = str(user_data_path("hoptcp", appauthor=False) / "ns-2.35-tcpap")
+    ns = build(tcpap_dir, ns2_dir, out_dir, jobs=jobs, log=lambda m: click.echo(m, err=True))
+    click.echo(str(ns))
+
+
 @ns2.command("validate")
 @click.option("--suite", "suite_path", type=click.Path(dir_okay=False), default="validation/ns2/suite.toml",
               show_default=True, help="The suite of matched cases.")
@@ -103,9 +143,11 @@ def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: s
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default="docs/validation.md", show_default=True,
               help="The page to write.")
 @click.option("--render-only", is_flag=True, help="Only render the page from the stored results (no simulator).")
+@_ns_binary_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None, jobs: int | None,
-                 store: str | None, results: str, output: str, render_only: bool, quiet: bool) -> None:
+                 store: str | None, results: str, output: str, render_only: bool, ns_binary: str | None,
+                 quiet: bool) -> None:
     """Run the validation suite in hoptcp and ns-2.35 and write docs/validation.md.
 
     Runs are cached in the results store; the compared metrics of every run are kept in
@@ -114,6 +156,7 @@ def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None,
     from ..store import DEFAULT_STORE
     from .validation import load_results, load_suite, render, run_suite
 
+    _use_ns_binary(ns_binary)
     suite = load_suite(suite_path)
     if render_only:
         data = load_results(results)
@@ -130,8 +173,10 @@ def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None,
 @click.argument("entries", nargs=-1, required=True, metavar="ID...|all")
 @_jobs_option
 @_store_option
+@_ns_binary_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-def reproduce_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | None, quiet: bool) -> None:
+def reproduce_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | None, ns_binary: str | None,
+                       quiet: bool) -> None:
     """Run reproduction entries' sweeps in ns-2.35 and store the results with hoptcp.
 
     Writes hoptcp/reproduce/ns2data/ID.csv and ID.json (in the source tree), from which
@@ -141,14 +186,19 @@ def reproduce_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | 
     from ..reproduce.catalogue import catalogue
     from . import stored
 
+    _use_ns_binary(ns_binary)
     ids = [e.id for e in catalogue()] if entries == ("all",) else list(entries)
     for eid in ids:
         plan = stored.plan_of(eid)
         if plan.unsupported:
             click.echo(f"{eid}: skipped: {plan.unsupported}", err=True)
             continue
-        path = stored.generate(eid, store=store, jobs=jobs, progress=not quiet)
-        click.echo(f"{eid}: wrote {path}", err=True)
+        if plan.main:
+            path = stored.generate(eid, store=store, jobs=jobs, progress=not quiet)
+            click.echo(f"{eid}: wrote {path}", err=True)
+        for side in plan.sides:
+            path = stored.generate(eid, store=store, jobs=jobs, progress=not quiet, side=side)
+            click.echo(f"{eid} side {side}: wrote {path}", err=True)
 
 
 def _fmt_ms(mean: float, sd: float) -> str:
@@ -164,6 +214,7 @@ def _fmt_ms(mean: float, sd: float) -> str:
 @_set_option
 @_jobs_option
 @_store_option
+@_ns_binary_option
 @click.option("-m", "--metric", "metrics", multiple=True, help="Metric (or glob) to compare; repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print all runs and comparisons as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
@@ -171,7 +222,7 @@ def _fmt_ms(mean: float, sd: float) -> str:
               help="Exit with status 1 unless ns-2.35 ran, used hoptcp's routes and the aggregate goodput "
                    "is within seed noise.")
 def crosscheck_cmd(scenario: str, seeds_text: str, sets: tuple[str, ...], jobs: int | None, store: str | None,
-                   metrics: tuple[str, ...], as_json: bool, quiet: bool, check: bool) -> None:
+                   ns_binary: str | None, metrics: tuple[str, ...], as_json: bool, quiet: bool, check: bool) -> None:
     """Run SCENARIO in hoptcp and ns-2.35 over seeds and compare them metric by metric.
 
     Means, standard deviations and Welch's t over the seeds, with one line per metric
@@ -183,6 +234,7 @@ def crosscheck_cmd(scenario: str, seeds_text: str, sets: tuple[str, ...], jobs: 
     from .compare import DEFAULT_METRICS, mean_sd, pick_metrics
     from .crosscheck import crosscheck, summary_lines, to_json
 
+    _use_ns_binary(ns_binary)
     sc = _load(scenario, sets)
     cc = crosscheck(sc, parse_seeds(seeds_text), store=store or DEFAULT_STORE, jobs=jobs,
                     progress=not (quiet or as_json), metrics=list(metrics) or None)

@@ -29,6 +29,23 @@ around them (each fact is commented in the generated script):
   agents again, so a ``window_`` set afterwards leaves ssthresh at 20; the
   script sets ``ssthresh_`` to ``tcp.initial_ssthresh`` explicitly.
 
+- ``[wired]`` scenarios use ns-2's wired-cum-wireless setup: hierarchical
+  addresses (wireless nodes in domain 1, wired nodes in domain 0), the gateway a
+  base station (``-wiredRouting ON``) that every mobile node names as its
+  ``base-station``, and duplex DropTail links with the scenario's bandwidth, delay
+  and queue limit. Only DSDV forwards to a base station in ns-2.35 (AODV has no
+  such code), so hybrid scenarios need ``routing.protocol = "static"``. Packets a
+  wired node originates get no routing-agent IP header, so their header sizes are
+  not reduced. Wired nodes (and the base station) reset their agents when the run starts,
+  which sets ``ssthresh_`` to ``window_``: a wired sender's ``ssthresh_`` is set again at
+  time 0. TCP-GAP (the gateway's pacing and Goodput Control) has no ns-2 code.
+- TCP-AP's ns-2-code variant (``tcp.ap.profile = "ns2"``) is the authors'
+  ``Agent/TCP/Newreno/AP`` (tcp-ap.cc, MobiHoc 2005), which only a patched ns-2.35
+  has (``hoptcp ns2 build``); its fixed choices (mean absolute deviation, the
+  one-hop delay below ``n_factor_`` hops, 112 bytes of overhead, the free-running
+  pace timer, no RTO back-off, the pacer flushed on a fast retransmission) are
+  compiled in, so only the bound variables can differ from hoptcp's keys.
+
 Scenario time 0 is ns-2 time ``t0`` (routing and ARP warm-up before it); the
 parser subtracts it.
 """
@@ -57,6 +74,21 @@ IP_HDR_LEN = 20
 #: hoptcp's TCP/IP header on data and ACK segments, and its UDP/IP header
 TCP_HEADER_BYTES = 40
 UDP_HEADER_BYTES = 28
+#: the authors' TCP-AP class (tcp-ap.cc), in ns-2.35 only when built with ``hoptcp ns2 build``
+TCP_AP_CLASS = "Agent/TCP/Newreno/AP"
+#: tcp.ap keys whose values tcp-ap.cc compiles in (its constructor, recv(), set_pace_timer(),
+#: timeout() and output()): the ns-2-code variant's values are the only ones it can run
+TCP_AP_FIXED: dict[str, Any] = {
+    "variation": "mad",
+    "short_path": "one_hop",
+    "overhead_bytes": 112,
+    "timer": "free_running",
+    "timeout_backoff": False,
+    "dupack_flush": True,
+}
+#: tcp-ap.h's MAXHISTORY and MAXPKTS2SEND (array sizes): history_ and the window stay below them
+TCP_AP_MAX_HISTORY = 200
+TCP_AP_MAX_QUEUED = 200
 
 
 class Ns2Unsupported(ScenarioError):
@@ -142,12 +174,22 @@ class Export:
     flows: list[FlowMap]
     #: caveats worth telling the user (e.g. shortest paths that are not unique)
     notes: list[str] = field(default_factory=list)
+    #: hybrid scenarios: the gateway (base station) and the number of wired nodes (ids after the wireless ones)
+    gateway: int | None = None
+    wired_nodes: int = 0
+    #: stats.throughput_interval_s: the script samples the sinks' counters this often
+    series_interval_s: float | None = None
 
     def meta(self) -> dict[str, Any]:
         """Everything but the script, as JSON-able data (stored beside ns-2 results)."""
-        return {"t0": self.t0, "duration_s": self.duration_s, "warmup_s": self.warmup_s,
-                "n_nodes": self.n_nodes, "routing": self.routing, "notes": self.notes,
-                "flows": [vars(f) for f in self.flows]}
+        m = {"t0": self.t0, "duration_s": self.duration_s, "warmup_s": self.warmup_s,
+             "n_nodes": self.n_nodes, "routing": self.routing, "notes": self.notes,
+             "flows": [vars(f) for f in self.flows]}
+        if self.gateway is not None:
+            m.update(gateway=self.gateway, wired_nodes=self.wired_nodes)
+        if self.series_interval_s is not None:
+            m["series_interval_s"] = self.series_interval_s
+        return m
 
 
 # --- radio ----------------------------------------------------------------------------------
@@ -173,9 +215,15 @@ def _g(x: float) -> str:
 def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> None:
     """Raise :class:`Ns2Unsupported` naming the first key ns-2.35 cannot express."""
     radio, mac = sc["radio"], sc["mac"]
-    if sc.get("wired") is not None:
-        raise Ns2Unsupported("wired cannot be exported: the exporter writes wireless-only ns-2.35 scripts (no wired "
-                             "nodes, duplex links, base station or TCP-GAP gateway); remove the [wired] table")
+    wired = sc.get("wired")
+    if wired is not None:
+        if (wired.get("tcp_gap") or {}).get("enabled"):
+            raise Ns2Unsupported("wired.tcp_gap.enabled = true cannot be exported: ns-2.35 has no TCP-GAP gateway "
+                                 "(its pacing and Goodput Control were never released; allowed: false)")
+        if sc["routing"]["protocol"] != "static":
+            raise Ns2Unsupported(f"routing.protocol = \"{sc['routing']['protocol']}\" cannot be exported with [wired]: "
+                                 "ns-2.35's AODV never forwards to a base station, only DSDV does (allowed with "
+                                 "[wired]: \"static\")")
     if radio["standard"] not in ("dsss", "ns2_g"):
         raise Ns2Unsupported(f"radio.standard = \"{radio['standard']}\" cannot be exported: ns-2.35's Mac/802_11 "
                              "times every frame with the DSSS PLCP and 802.11b's slot and SIFS (allowed: \"dsss\", "
@@ -206,14 +254,16 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
     if sc["stats"].get("batches") is not None:
         raise Ns2Unsupported("stats.batches cannot be exported: the batch-means stop rule ends a run on delivered "
                              "packets, an exported run lasts duration_s (remove the key)")
-    if sc["tcp"]["variant"] not in ("newreno", "reno", "vegas"):
+    if sc["tcp"]["variant"] not in TCP_VARIANTS:
         raise Ns2Unsupported(f"tcp.variant = \"{sc['tcp']['variant']}\" cannot be exported: ns-2.35 has no such "
-                             "agent built in (allowed: \"newreno\", \"reno\", \"vegas\")")
+                             f"agent (allowed: {', '.join(map(json.dumps, TCP_VARIANTS))})")
     for f in flows:
         key = f"flows.{f['id']}"
-        if f["transport"] == "tcp" and f["tcp"]["variant"] not in ("newreno", "reno", "vegas"):
+        if f["transport"] == "tcp" and f["tcp"]["variant"] not in TCP_VARIANTS:
             raise Ns2Unsupported(f"{key}.variant = \"{f['tcp']['variant']}\" cannot be exported: ns-2.35 has no "
-                                 "such agent built in (allowed: \"newreno\", \"reno\", \"vegas\")")
+                                 f"such agent (allowed: {', '.join(map(json.dumps, TCP_VARIANTS))})")
+        if f["transport"] == "tcp" and f["tcp"]["variant"] == "tcp_ap":
+            check_tcp_ap(f["tcp"], "tcp.ap")
         if f["app"] == "cbr" and f["jitter"] not in (0.0, 0.5):
             raise Ns2Unsupported(f"{key}.jitter = {f['jitter']:g} cannot be exported: ns-2's CBR only has "
                                  "random_ 0 or 1 (allowed: 0 or 0.5)")
@@ -225,15 +275,48 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
         if len(f["path"]) - 1 >= 32:
             raise Ns2Unsupported(f"{key} crosses {len(f['path']) - 1} hops: ns-2.35's routing agents start "
                                  "packets with TTL 32 (allowed: at most 31 hops)")
-    for i, fs in enumerate(sc.get("flows") or []):
+    table = sc.get("flows") or []
+    for i, fs in enumerate(table):
         if fs.get("pauses"):
-            raise Ns2Unsupported(f"flows.{i}.pauses cannot be exported: the exporter does not write ns-2's "
-                                 "$ftp stop / $ftp start (remove the key)")
+            if fs.get("app", "ftp") != "ftp" or fs.get("transport", "tcp") != "tcp":
+                raise Ns2Unsupported(f"flows.{i}.pauses cannot be exported: pauses are ns-2's $ftp stop / $ftp "
+                                     "start (allowed on TCP flows with app = \"ftp\")")
+            if len(table) != len(flows) or any(int(f.get("count", 1) or 1) != 1 for f in table):
+                raise Ns2Unsupported(f"flows.{i}.pauses cannot be exported with flows.N.count: the exporter maps "
+                                     "pauses to flows one to one (allowed: every count = 1)")
     if protocol == "static":
         for i, fs in enumerate(sc.get("flows") or []):
             if fs.get("route") is not None:
                 raise Ns2Unsupported(f"flows.{i}.route cannot be exported: ns-2.35 has no static routing for "
                                      "wireless nodes, and DSDV chooses its own shortest paths (remove the key)")
+
+
+#: hoptcp's TCP variants and the ns-2 agents that run them (tcp_ap: the authors' code)
+TCP_VARIANTS: dict[str, str] = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "vegas": "Agent/TCP/Vegas",
+                                "tcp_ap": TCP_AP_CLASS}
+
+
+def check_tcp_ap(tcp: dict[str, Any], key: str) -> None:
+    """Raise :class:`Ns2Unsupported` unless the authors' tcp-ap.cc can run this TCP-AP configuration."""
+    ap = tcp["ap"]
+    for name, value in TCP_AP_FIXED.items():
+        if ap[name] != value:
+            raise Ns2Unsupported(f"{key}.{name} = {json.dumps(ap[name])} cannot be exported: the authors' tcp-ap.cc "
+                                 f"compiles in {json.dumps(value)} (allowed: {json.dumps(value)}, e.g. "
+                                 f"{key}.profile = \"ns2\")")
+    if not 1 <= int(ap["history"]) <= TCP_AP_MAX_HISTORY:
+        raise Ns2Unsupported(f"{key}.history = {ap['history']} cannot be exported: tcp-ap.cc keeps at most "
+                             f"MAXHISTORY = {TCP_AP_MAX_HISTORY} samples (allowed: 1..{TCP_AP_MAX_HISTORY})")
+    if float(ap["delay_bound_s"]) <= 0:
+        raise Ns2Unsupported(f"{key}.delay_bound_s = {ap['delay_bound_s']:g} cannot be exported: in tcp-ap.cc "
+                             "delaybound_ is a bound every sample must stay below, not 'none' (allowed: > 0)")
+    if float(ap["initial_interval_s"]) <= 0:
+        raise Ns2Unsupported(f"{key}.initial_interval_s = {ap['initial_interval_s']:g} cannot be exported: "
+                             "tcp-ap.cc's free-running pace timer starts with rate_interval_ (allowed: > 0)")
+    if int(tcp["max_window"]) >= TCP_AP_MAX_QUEUED:
+        raise Ns2Unsupported(f"tcp.max_window = {tcp['max_window']} cannot be exported with TCP-AP: tcp-ap.cc's pacer "
+                             f"holds at most MAXPKTS2SEND = {TCP_AP_MAX_QUEUED} packets (allowed: below "
+                             f"{TCP_AP_MAX_QUEUED})")
 
 
 # --- topology helpers -----------------------------------------------------------------------
@@ -268,6 +351,11 @@ def unique_shortest_path(links: Sequence[Sequence[int]], path: Sequence[int]) ->
     return count[path[-1]] == 1
 
 
+def wireless_part(path: Sequence[int], n_wireless: int) -> list[int]:
+    """The wireless nodes of a path (a hybrid path's wired part hangs off the gateway at one end)."""
+    return [v for v in path if v < n_wireless]
+
+
 def _diameter_of(links: Sequence[Sequence[int]], nodes: Sequence[int]) -> int:
     return max((d for s in nodes for d in hop_distances(links, s)), default=0)
 
@@ -292,15 +380,27 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     # one ping per link a flow uses resolves ARP. With AODV the pings come first and the flows
     # start once the routes the pings made have expired (ACTIVE_ROUTE_TIMEOUT), so that every
     # flow discovers its route as in hoptcp.
-    used_links = sorted({(min(a, b), max(a, b)) for f in flows for a, b in zip(f["path"], f["path"][1:])})
-    endpoints = sorted({f["src"] for f in flows} | {f["dst"] for f in flows})
+    nn = len(positions)
+    wired = sc.get("wired")
+    gateway = int(wired["gateway"]) if wired is not None else None
+    wired_links = list(wired["links"]) if wired is not None else []
+    n_wired = int(wired["nodes"]) if wired is not None else 0
+
+    def air(node: int) -> int:
+        """A node's place in the wireless network: wired nodes are reached through the gateway."""
+        return node if node < nn or gateway is None else gateway
+
+    # Only radio links need ARP; wired links have none.
+    used_links = sorted({(min(a, b), max(a, b)) for f in flows for a, b in zip(f["path"], f["path"][1:])
+                         if a < nn and b < nn})
+    endpoints = sorted({air(f["src"]) for f in flows} | {air(f["dst"]) for f in flows})
     diameter = _diameter_of(links, endpoints) if endpoints else 0
     t_ping = 10.0 + 2.0 * diameter if rmap.static else 1.0
     settle = 2.0 if rmap.static else 2.0 + float(NS2_AODV_CONSTANTS["active_route_timeout_s"]) + 3.0
     t0 = math.ceil(t_ping + PING_SPACING_S * len(used_links) + settle)
     if rmap.static:
         for f in flows:
-            if not unique_shortest_path(links, f["path"]):
+            if not unique_shortest_path(links, wireless_part(f["path"], nn)):
                 notes.append(f"flows.{f['id']} ({f['src']} -> {f['dst']}): hoptcp's route "
                              f"{'-'.join(map(str, f['path']))} is one of several shortest paths; "
                              "DSDV may freeze another (the route check tells)")
@@ -309,7 +409,6 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     out: list[str] = []
     w = out.append
     nm = name or sc.get("name") or scenario.name
-    nn = len(positions)
     xs = [p[0] for p in positions]
     ys = [p[1] for p in positions]
     margin = 10.0
@@ -367,34 +466,74 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         w("# --- routing: ns-2.35's AODV with its compiled-in constants")
     w("")
     w("set ns_ [new Simulator]")
+    if gateway is not None:
+        w("# --- wired-cum-wireless: hierarchical addresses, wired nodes in domain 0 and the wireless")
+        w("# ones (the gateway, a base station, among them) in domain 1")
+        w("$ns_ node-config -addressType hierarchical")
+        w("AddrParams set domain_num_ 2")
+        w("AddrParams set cluster_num_ {1 1}")
+        w(f"AddrParams set nodes_num_ {{{n_wired} {nn}}}")
     w("set tracefd [open $opt(out).tr w]")
     w("$ns_ trace-all $tracefd")
     w("set cwndfd [open $opt(out).cwnd w]")
     w("set statsfd [open $opt(out).stats w]")
     w("set topo [new Topography]")
     w(f"$topo load_flatgrid {math.ceil(width)} {math.ceil(height)}")
-    w("create-god $opt(nn)")
+    w(f"create-god {nn + n_wired}" if gateway is not None else "create-god $opt(nn)")
+    if gateway is not None:
+        w("# --- wired nodes first: ns-2 builds hierarchical routes over the nodes it registered (wired")
+        w("# nodes and base stations) by id and fails on a gap, so these get the lowest ids and the")
+        w("# mobile nodes the highest. Tcl's node_(i) is hoptcp's node i; the ids are recorded below.")
+        for k in range(n_wired):
+            w(f"set node_({nn + k}) [$ns_ node 0.0.{k}]")
     w("set chan [new Channel/WirelessChannel]")
     w(f"$ns_ node-config -adhocRouting {rmap.adhoc_routing} -llType LL -macType Mac/802_11 \\")
     w(f"    -ifqType Queue/DropTail/PriQueue -ifqLen {mac['queue_limit']} -antType Antenna/OmniAntenna \\")
     w("    -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy -channel $chan -topoInstance $topo \\")
     w("    -agentTrace OFF -routerTrace OFF -macTrace OFF -movementTrace OFF")
     w("")
+    addr = "1.0.$i" if gateway is not None else ""
     w(f"# --- nodes (hoptcp positions shifted by ({_g(dx)}, {_g(dy)}) m: ns-2's flat grid starts at 0)")
     w("# Interface-queue and routing drops are always traced; MAC drops (retry limits) get a drop")
     w("# target without tracing every frame.")
     w("proc make-node {i x y} {")
     w("    global ns_ node_")
-    w("    set node_($i) [$ns_ node]")
+    w(f"    set node_($i) [$ns_ node {addr}]".rstrip())
     w("    $node_($i) random-motion 0")
     w("    $node_($i) set X_ $x")
     w("    $node_($i) set Y_ $y")
     w("    $node_($i) set Z_ 0.0")
     w("    [$node_($i) set mac_(0)] drop-target [cmu-trace Drop \"MAC\" $node_($i)]")
     w("}")
-    for i, (x, y) in enumerate(positions):
+    order = list(range(len(positions)))
+    if gateway is not None:
+        order.remove(gateway)
+        w("$ns_ node-config -wiredRouting ON ;# the gateway: a base station, registered for wired routing")
+        x, y = positions[gateway]
+        w(f"make-node {gateway} {_g(x + dx)} {_g(y + dy)}")
+        w("$ns_ node-config -wiredRouting OFF")
+    for i in order:
+        x, y = positions[i]
         w(f"make-node {i} {_g(x + dx)} {_g(y + dy)}")
     w("")
+    if gateway is not None:
+        w("# --- wired links; mobile nodes send what leaves their domain to the base station (DSDV's")
+        w("# diff_subnet)")
+        for i in range(nn):
+            if i != gateway:
+                w(f"$node_({i}) base-station [AddrParams addr2id [$node_({gateway}) node-addr]]")
+        for ln in wired_links:
+            a, b = int(ln["a"]), int(ln["b"])
+            w(f"$ns_ duplex-link $node_({a}) $node_({b}) {_g(ln['bandwidth_mbps'] * 1e6)} "
+              f"{_g(ln['delay_ms'] / 1e3)} DropTail")
+            w(f"$ns_ queue-limit $node_({a}) $node_({b}) {int(ln['queue_limit'])}")
+            w(f"$ns_ queue-limit $node_({b}) $node_({a}) {int(ln['queue_limit'])}")
+        w("# hoptcp's node i as ns-2 writes it: addr.i (DSDV's and the cwnd trace), id.i (the CMU trace)")
+        w(f"for {{set i 0}} {{$i < {nn + n_wired}}} {{incr i}} {{")
+        w("    puts $statsfd \"-2 addr.$i [AddrParams addr2id [$node_($i) node-addr]]\"")
+        w("    puts $statsfd \"-2 id.$i [$node_($i) id]\"")
+        w("}")
+        w("")
     if rmap.static:
         w("# DSDV must have settled: no route change (VWST line) in the last seconds before the")
         w("# pings, else the run stops here (the scenario cannot be expressed).")
@@ -443,7 +582,11 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w("proc record {i what value} { global statsfd; puts $statsfd \"$i $what $value\" }")
     tcp_added = rmap.added_bytes["tcp"]
     udp_added = rmap.added_bytes["udp"]
-    variants = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "vegas": "Agent/TCP/Vegas"}
+    pauses: dict[int, list[list[float]]] = {
+        int(f["id"]): [list(map(float, p)) for p in (sc.get("flows") or [])[k].get("pauses") or []]
+        for k, f in enumerate(flows) if k < len(sc.get("flows") or [])}
+    if gateway is not None:
+        w("# Packets a wired node originates pass no routing agent at their source: no bytes added.")
     for f in flows:
         i = f["id"]
         start, stop = float(f["start_s"]), float(f["stop_s"])
@@ -451,8 +594,9 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         w(f"# flow {i}: {f['transport']}/{f['app']} {f['src']} -> {f['dst']} over {'-'.join(map(str, f['path']))}")
         if f["transport"] == "tcp":
             t = f["tcp"]
-            hdr = TCP_HEADER_BYTES - tcp_added
-            w(f"set src({i}) [new {variants[t['variant']]}]")
+            hdr = TCP_HEADER_BYTES - (tcp_added if f["src"] < nn else 0)
+            ack_hdr = TCP_HEADER_BYTES - (tcp_added if f["dst"] < nn else 0)
+            w(f"set src({i}) [new {TCP_VARIANTS[t['variant']]}]")
             w(f"$src({i}) set window_ {t['max_window']}")
             w(f"$src({i}) set packetSize_ {t['payload_bytes']}")
             w(f"$src({i}) set tcpip_base_hdr_size_ {hdr}")
@@ -461,15 +605,28 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             if ss is None:  # before tcp.initial_ssthresh became explicit: it meant window_
                 ss = t["max_window"]
             w(f"$src({i}) set ssthresh_ {ss} ;# reset() at creation left 20 (class window_); explicit")
+            if f["src"] >= nn:
+                # Wired nodes (unlike mobile ones) reset their agents when the run starts, and reset()
+                # sets ssthresh_ = window_: set it again once the run has started.
+                w(f"$ns_ at 0.0 \"$src({i}) set ssthresh_ {ss}\" ;# after the run's reset of wired nodes")
             w(f"$src({i}) set minrto_ {_g(t['min_rto_s'])}")
             w(f"$src({i}) set ecn_ {1 if t['ecn'] else 0}")
+            if t["variant"] == "tcp_ap":
+                ap = t["ap"]
+                w("# the authors' TCP-AP (tcp-ap.cc); b = the radio's data rate")
+                w(f"$src({i}) set n_factor_ {int(ap['hop_factor'])}")
+                w(f"$src({i}) set history_ {int(ap['history'])}")
+                w(f"$src({i}) set alpha_ {_g(ap['alpha'])}")
+                w(f"$src({i}) set delaybound_ {_g(ap['delay_bound_s'])}")
+                w(f"$src({i}) set rate_interval_ {_g(ap['initial_interval_s'])}")
+                w(f"$src({i}) set ll_bandwidth_ {_g(radio['data_rate_mbps'] * 1e6)}")
             if t["variant"] == "vegas":
                 w(f"$src({i}) set v_alpha_ {_g(t['vegas_alpha'])}")
                 w(f"$src({i}) set v_beta_ {_g(t['vegas_beta'])}")
                 w(f"$src({i}) set v_gamma_ {_g(t['vegas_gamma'])}")
             sink = "Agent/TCPSink/DelAck" if t["delayed_ack"] else "Agent/TCPSink"
             w(f"set dst({i}) [new {sink}]")
-            w(f"$dst({i}) set packetSize_ {hdr} ;# ACK size")
+            w(f"$dst({i}) set packetSize_ {ack_hdr} ;# ACK size")
             w(f"$ns_ attach-agent $node_({f['src']}) $src({i})")
             w(f"$ns_ attach-agent $node_({f['dst']}) $dst({i})")
             w(f"$ns_ connect $src({i}) $dst({i})")
@@ -489,6 +646,9 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
                 w(f"set app({i}) [new Application/FTP]")
                 w(f"$app({i}) attach-agent $src({i})")
             w(f"$ns_ at [t {_g(start)}] \"$app({i}) start\"")
+            for p_from, p_to in pauses.get(i, []):
+                w(f"$ns_ at [t {_g(p_from)}] \"$app({i}) stop\" ;# pause: no new data (advance 0, close)")
+                w(f"$ns_ at [t {_g(p_to)}] \"$app({i}) start\" ;# the same connection goes on")
             if stop < duration:
                 w(f"$ns_ at [t {_g(stop)}] \"$app({i}) stop\"")
             # The sink's bytes_ counts bytes delivered in order (tcp-sink.cc), IP header included.
@@ -499,7 +659,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
                                  int(t["payload_bytes"]), int(t["payload_bytes"]) + TCP_HEADER_BYTES,
                                  int(t["max_window"])))
         else:
-            size = int(f["packet_bytes"]) + UDP_HEADER_BYTES - udp_added
+            size = int(f["packet_bytes"]) + UDP_HEADER_BYTES - (udp_added if f["src"] < nn else 0)
             interval_ns = max(1, round(f["packet_bytes"] * 8 / f["rate_bps"] * 1e9))
             w(f"set src({i}) [new Agent/UDP]")
             w(f"$src({i}) set packetSize_ {size} ;# no splitting (default 1000)")
@@ -520,10 +680,27 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             w(f"$ns_ at [t {_g(min(stop, duration))}] \"record {i} to \\[$dst({i}) set npkts_\\]\"")
             fmaps.append(FlowMap(i, "udp", "cbr", f["src"], f["dst"], f["path"], start, stop,
                                  int(f["packet_bytes"]), size))
+    interval = sc["stats"].get("throughput_interval_s")
+    n_samples = 0
+    if interval:
+        # What each sink has counted at every interval boundary (s<k> at scenario time k·interval);
+        # the parser turns the differences into hoptcp's per-interval goodput series.
+        n_samples = math.ceil(duration / float(interval) - 1e-9)
+        counters = " ".join(f"{fm.id} {'bytes_' if fm.transport == 'tcp' else 'npkts_'}" for fm in fmaps)
+        w("")
+        w(f"# --- per-interval series ({_g(interval)} s): the sinks' counters at every boundary")
+        w("proc sample {k} {")
+        w("    global ns_ dst")
+        w(f"    foreach {{i var}} {{{counters}}} {{ record $i s$k [$dst($i) set $var] }}")
+        w(f"    if {{$k < {n_samples - 1}}} {{ $ns_ at [t [expr {{($k + 1) * {_g(interval)}}}]] \"sample [expr {{$k + 1}}]\" }}")
+        w("}")
+        w("$ns_ at [t 0] \"sample 0\"")
     w("")
     w("# --- end: TCP counters (nrexmit_ = timeouts, nrexmitpack_ = retransmitted packets)")
     w("proc finish {} {")
     w("    global ns_ tracefd cwndfd statsfd src")
+    if interval:
+        w(f"    sample {n_samples} ;# the last boundary is the run's end")
     for fm in fmaps:
         if fm.transport == "tcp":
             for var in ("nrexmit_", "nrexmitpack_", "ndatapack_", "cwnd_", "ssthresh_"):
@@ -536,4 +713,5 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w("}")
     w("$ns_ at $opt(end) \"finish\"")
     w("$ns_ run")
-    return Export("\n".join(out) + "\n", float(t0), duration, warmup, nn, protocol, fmaps, notes)
+    return Export("\n".join(out) + "\n", float(t0), duration, warmup, nn, protocol, fmaps, notes, gateway, n_wired,
+                  float(interval) if interval else None)

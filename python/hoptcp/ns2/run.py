@@ -45,6 +45,17 @@ def available() -> bool:
     return ns_binary() is not None
 
 
+def use_binary(path: str, option: str = "--ns-binary") -> None:
+    """Run ns-2 from ``path`` in this process and the runs it starts (sets ``HOPTCP_NS``).
+
+    For TCP-AP's ns-2-code variant this is a binary built by ``hoptcp ns2 build``."""
+    p = Path(path)
+    if not p.is_file() or not os.access(p, os.X_OK):
+        raise SpecError(f"{option} {path}: not an executable file (an ns-2.35 binary, e.g. the one "
+                        "`hoptcp ns2 build` prints)")
+    os.environ[NS_ENV] = str(p.resolve())
+
+
 #: Scenarios whose exported scripts stand for the exporter in the store version: between them
 #: they use every topology, traffic, TCP and MAC option the exporter maps.
 VERSION_PROBES = (
@@ -61,6 +72,10 @@ delayed_ack = true\necn = true\npayload_bytes = 512\ninitial_window = 1\n
 [[flows]]\nsrc = 0\ndst = 2\ntransport = "tcp"\napp = "ftp"\n""",
     """duration_s = 20\n[topology]\nkind = "random"\nnodes = 12\nwidth_m = 600\nheight_m = 600\n
 [random_flows]\ncount = 2\ntransport = "udp"\nrate_bps = 2e5\npacket_bytes = 1460\n""",
+    # hybrid: wired-cum-wireless, a wired TCP-AP sender (the authors' agent), a pause, series
+    """duration_s = 20\n[topology]\nkind = "chain"\nhops = 2\nspacing_m = 200\n[stats]\nthroughput_interval_s = 2
+[tcp]\nvariant = "tcp_ap"\n[tcp.ap]\nprofile = "ns2"\n[wired]\nnodes = 2\nbandwidth_mbps = 10\ndelay_ms = 40\n
+[[flows]]\nsrc = 4\ndst = 0\ntransport = "tcp"\napp = "ftp"\npauses = [[5.0, 8.0]]\n""",
 )
 
 
@@ -117,6 +132,9 @@ def run_ns2(scenario: Scenario, seed: int | None = None, *, keep: str | Path | N
         except subprocess.TimeoutExpired:
             raise Ns2Error(f"ns-2 did not finish within {timeout_s:g} s") from None
         wall = time.perf_counter() - t
+        if _export.TCP_AP_CLASS in (proc.stderr or "") and "invalid command name" in (proc.stderr or ""):
+            raise Ns2Error(f"{ns} has no {_export.TCP_AP_CLASS}: build one with `hoptcp ns2 build` and run with "
+                           f"--ns-binary PATH or {NS_ENV}=PATH")
         if proc.returncode != 0 or not Path(f"{out}.stats").exists():
             tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
             raise Ns2Error(f"ns-2 failed (exit {proc.returncode}): {tail}")
@@ -138,6 +156,9 @@ def run_json(toml_text: str, overrides: Sequence[tuple[str, str]], seed: int) ->
 def ns2_metrics(raw: dict[str, Any]) -> dict[str, Any]:
     """Flat metrics of an ns-2 report; ``ns2.routes_ok`` says whether DSDV froze hoptcp's routes."""
     m = flatten_metrics({k: v for k, v in raw.items() if k != "ns2"})
+    # Per-interval series (lists) as JSON text, so the stored ns-2.35 data files can carry them.
+    for fid, v in ((raw.get("series") or {}).get("flows") or {}).items():
+        m[f"series.{fid}"] = json.dumps(v)
     info = raw.get("ns2", {})
     m["ns2.routes_ok"] = not info.get("route_problems")
     m["ns2.arp_drops"] = info.get("arp_drops", 0)

@@ -6,6 +6,11 @@ can express, see :data:`PLANS`) under ns-2.35 and writes
 seed and every metric ns-2 gives, under hoptcp's names) and ``<id>.json`` (what was
 run). Reports read them with :func:`load`, so rendering a report never needs ns-2.
 
+Entries whose main sweep ns-2.35 cannot express (the hybrid ``gap-*`` entries: AODV cannot
+route through ns-2's base station, TCP-GAP has no ns-2 code) name side sweeps instead
+(:attr:`Plan.sides`); those are stored as ``<id>@<side>.csv`` / ``.json`` and read with
+:func:`load_side`, by the entry's own functions.
+
 The frame :func:`load` returns has the same columns as the entry's hoptcp runs frame
 (``params``, ``seed``, metrics), plus ``ns2.routes_ok``; reproduction check and
 evidence functions see it as ``ctx.ns2`` (:mod:`hoptcp.reproduce.ns2_results`).
@@ -42,9 +47,17 @@ class Plan:
     #: the entry cannot be run in ns-2.35 at all: why
     unsupported: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: side sweeps that run in ns-2.35 too (stored as ``<id>@<side>``)
+    sides: tuple[str, ...] = ()
+    #: whether the main sweep runs in ns-2.35
+    main: bool = True
 
 
 _FIVE = tuple(range(1, 6))
+_TEN = tuple(range(1, 11))
+_GAP_NOTE = ("ns-2.35 ran the entry's side sweeps with static routes: its AODV never forwards to a base station "
+             "(wired-cum-wireless needs DSDV), and TCP-GAP's gateway has no ns-2 code; TCP-AP is the authors' "
+             "tcp-ap.cc in an ns-2.35 built by `hoptcp ns2 build`.")
 
 
 _LDM_NOTE = "ns-2.35 ran regular and restrained TCP (it has neither LDM nor adaptive pacing)."
@@ -81,6 +94,10 @@ PLANS: dict[str, Plan] = {
     "ldm-fig4": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
     "ldm-fig5": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
     "ldm-fig10": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
+    "gap-chain": Plan(seeds=_TEN, main=False, sides=("static-ns2-code", "static-ns2-code-down"),
+                      note=_GAP_NOTE),
+    "gap-parallel": Plan(seeds=_TEN, main=False, sides=("static-newreno",), note=_GAP_NOTE),
+    "gap-responsiveness": Plan(seeds=_TEN, main=False, sides=("static-newreno",), note=_GAP_NOTE),
     "fu-linkdrop": Plan(unsupported="its claims divide by packets handed to each MAC and use the per-node "
                                     "backlog, which ns-2's traces give only with full MAC tracing"),
 }
@@ -90,9 +107,10 @@ def data_dir() -> Path:
     return Path(str(resources.files("hoptcp.reproduce") / "ns2data"))
 
 
-def _files(entry_id: str, directory: Path | None = None) -> tuple[Path, Path]:
+def _files(entry_id: str, directory: Path | None = None, side: str | None = None) -> tuple[Path, Path]:
     d = directory or data_dir()
-    return d / f"{entry_id}.csv", d / f"{entry_id}.json"
+    stem = entry_id if side is None else f"{entry_id}@{side}"
+    return d / f"{stem}.csv", d / f"{stem}.json"
 
 
 def plan_of(entry_id: str) -> Plan:
@@ -118,17 +136,32 @@ def ns2_spec(entry: "Entry") -> "SweepSpec":
     return SweepSpec(spec.name, spec.scenario, {}, zipped, spec.set, seeds, spec.metrics, spec.description)
 
 
+def side_spec(entry: "Entry", side: str) -> "SweepSpec":
+    """The full sweep of ``entry``'s side sweep ``side`` with :data:`PLANS`' seeds."""
+    from ..sweep import SweepSpec
+
+    plan = plan_of(entry.id)
+    if side not in plan.sides:
+        raise SpecError(f"entry '{entry.id}': side sweep '{side}' does not run in ns-2.35 (allowed: "
+                        f"{', '.join(plan.sides) or 'none'})")
+    spec = entry.side(side).sweep_spec(entry.id, False)
+    seeds = list(plan.seeds) if plan.seeds is not None else spec.seeds
+    return SweepSpec(spec.name, spec.scenario, spec.grid, spec.zip, spec.set, seeds, spec.metrics, spec.description)
+
+
 def generate(entry_id: str, *, store: Any = None, jobs: int | None = None, progress: bool = True,
-             directory: Path | None = None) -> Path:
-    """Run the entry's sweep in ns-2.35 (cached in ``store``) and write its data files."""
+             directory: Path | None = None, side: str | None = None) -> Path:
+    """Run the entry's sweep (or its side sweep ``side``) in ns-2.35 (cached in ``store``) and
+    write its data files."""
     from ..reproduce.catalogue import get_entry
     from ..store import DEFAULT_STORE
     from .run import ns2_version, run_sweep
 
     entry = get_entry(entry_id)
-    spec = ns2_spec(entry)
-    df = run_sweep(spec, store=store or DEFAULT_STORE, jobs=jobs, progress=progress, derive=entry.derive_fn())
-    csv, meta = _files(entry_id, directory)
+    spec = ns2_spec(entry) if side is None else side_spec(entry, side)
+    derive = entry.derive_fn() if side is None else entry.side(side).derive_fn()
+    df = run_sweep(spec, store=store or DEFAULT_STORE, jobs=jobs, progress=progress, derive=derive)
+    csv, meta = _files(entry_id, directory, side)
     csv.parent.mkdir(parents=True, exist_ok=True)
     params = list(df.attrs.get("params", []))
     # Wall time is not a result: leave it out so regenerated files differ only where results do.
@@ -136,6 +169,7 @@ def generate(entry_id: str, *, store: Any = None, jobs: int | None = None, progr
     df[[*params, "seed", *metrics]].to_csv(csv, index=False)
     meta.write_text(json.dumps({
         "entry": entry_id,
+        **({"side": side} if side is not None else {}),
         "set": {k: v for k, v in spec.set.items()},
         "params": params,
         "seeds": spec.seeds,
@@ -149,15 +183,22 @@ def generate(entry_id: str, *, store: Any = None, jobs: int | None = None, progr
     return csv
 
 
-def info(entry_id: str, directory: Path | None = None) -> dict[str, Any] | None:
-    """What the stored ns-2.35 runs of an entry are (None when there are none)."""
-    _, meta = _files(entry_id, directory)
+def info(entry_id: str, directory: Path | None = None, side: str | None = None) -> dict[str, Any] | None:
+    """What the stored ns-2.35 runs of an entry (or its side sweep) are (None when there are none)."""
+    _, meta = _files(entry_id, directory, side)
     if not meta.is_file():
         return None
     return dict(json.loads(meta.read_text(encoding="utf-8")))
 
 
-def load(entry_id: str, spec: "SweepSpec | None" = None, directory: Path | None = None) -> "pd.DataFrame | None":
+def load_side(entry_id: str, side: str, spec: "SweepSpec | None" = None,
+              directory: Path | None = None) -> "pd.DataFrame | None":
+    """The stored ns-2.35 runs of an entry's side sweep (as :func:`load`), or None."""
+    return load(entry_id, spec, directory, side=side)
+
+
+def load(entry_id: str, spec: "SweepSpec | None" = None, directory: Path | None = None,
+         side: str | None = None) -> "pd.DataFrame | None":
     """The stored ns-2.35 runs of an entry, or None when there are none.
 
     With ``spec``, only if they were run with the same fixed settings (``[sweep] set``,
@@ -166,13 +207,15 @@ def load(entry_id: str, spec: "SweepSpec | None" = None, directory: Path | None 
     """
     import pandas as pd
 
-    csv, _ = _files(entry_id, directory)
-    meta = info(entry_id, directory)
+    csv, _ = _files(entry_id, directory, side)
+    meta = info(entry_id, directory, side)
     if meta is None or not csv.is_file():
         return None
     if spec is not None and {k: v for k, v in spec.set.items()} != meta.get("set"):
         return None
     df = pd.read_csv(csv)
+    for col in [c for c in df.columns if c.startswith("series.")]:  # per-interval lists, stored as JSON
+        df[col] = df[col].map(lambda v: json.loads(v) if isinstance(v, str) else [])
     if "ns2.routes_ok" in df.columns:
         df = df[df["ns2.routes_ok"].astype(bool)].reset_index(drop=True)
     params = list(meta.get("params", []))

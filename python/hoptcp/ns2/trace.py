@@ -13,6 +13,13 @@ Only the lines the exported script asks for are expected (old CMU wireless forma
     a traced TCP variable: time, src addr/port, dst addr/port, name, value
 ``0 to 1714540``
     a counter recorded by the script: flow id, what, value
+``d 27.1 4 5 tcp 1500 ------- 0 4194304.1 2.0 913 1823``
+    (hybrid scenarios) a drop at a wired link's queue: time, from, to, type, size, ...
+
+In hybrid scenarios ns-2's node ids and addresses are not hoptcp's node ids (wired nodes
+and the gateway come first, addresses are hierarchical); the script records both for
+every node (``-2 id.<i> <ns-2 id>``, ``-2 addr.<i> <address>``) and :func:`read_run`
+translates.
 """
 
 from __future__ import annotations
@@ -54,20 +61,35 @@ class TraceSummary:
     last_route_change: float = 0.0
     #: data packets (not routing messages) dropped at the MAC retry limit after t0: AODV's link breaks
     route_breaks: int = 0
+    #: TCP packets dropped at wired links' queues after t0 (hybrid scenarios)
+    wired_drops: int = 0
 
 
 def _node(tok: str) -> int:
     return int(tok.strip("_"))
 
 
-def parse_trace(lines: Iterable[str], t0: float) -> TraceSummary:
+def parse_trace(lines: Iterable[str], t0: float, ids: Mapping[int, int] | None = None,
+                addrs: Mapping[int, int] | None = None) -> TraceSummary:
     """Drops by node, cause and packet kind, and DSDV's routes, from a CMU trace.
 
     A packet dropped at the retry limit is traced as (RTS limit) ``MAC RET`` of the RTS,
     then ``RTR CBK`` lines for the copy the MAC hands to the routing agent's failure
     callback and (AODV) for every queued packet flushed for the broken link, then ``MAC
-    RET`` of the packet itself (mac-802_11.cc, RetransmitRTS/RetransmitDATA)."""
+    RET`` of the packet itself (mac-802_11.cc, RetransmitRTS/RetransmitDATA).
+
+    ``ids`` and ``addrs`` translate ns-2's node ids and addresses to hoptcp's node ids
+    (hybrid scenarios; None: they are the same)."""
     s = TraceSummary()
+
+    def node_of(tok: str) -> int:
+        n = _node(tok)
+        return ids.get(n, n) if ids is not None else n
+
+    def at(tok: str) -> int:
+        a = int(tok)
+        return addrs.get(a, a) if addrs is not None else a
+
     pending_rts: tuple[float, int] | None = None  # an RTS just dropped at the retry limit
     callbacks: list[tuple[float, int, str, str]] = []  # CBK lines waiting for the RET they precede
 
@@ -82,7 +104,7 @@ def parse_trace(lines: Iterable[str], t0: float) -> TraceSummary:
             parts = line.split()
             if len(parts) < 8:
                 continue
-            t, node, layer, reason = float(parts[1]), _node(parts[2]), parts[3], parts[4]
+            t, node, layer, reason = float(parts[1]), node_of(parts[2]), parts[3], parts[4]
             uid, ptype = parts[5], parts[6]
             if layer == "MAC" and reason == "RET" and ptype == "RTS":
                 # ns-2 drops the RTS, then the packet it was for (RetransmitRTS): a short-retry drop.
@@ -117,12 +139,16 @@ def parse_trace(lines: Iterable[str], t0: float) -> TraceSummary:
         elif line.startswith("VWST "):
             parts = line.split()
             # VWST <t> frm <node> to <dst> wst <w> nxthp <hop> [of <metric>]
-            t, node, dst, hop = float(parts[1]), int(parts[3]), int(parts[5]), int(parts[9])
+            t, node, dst, hop = float(parts[1]), at(parts[3]), at(parts[5]), at(parts[9])
             metric = int(parts[11].rstrip("]"))
             s.routes[node][dst] = (hop if metric > 1 else dst, metric)
             s.last_route_change = max(s.last_route_change, t)
             if t >= t0:
                 s.late_route_changes += 1
+        elif line.startswith("d "):
+            parts = line.split()
+            if len(parts) > 4 and parts[4] in ("tcp", "ack") and float(parts[1]) >= t0:
+                s.wired_drops += 1
     settle(None)
     return s
 
@@ -138,15 +164,20 @@ def route_of(routes: Mapping[int, Mapping[int, tuple[int, int]]], src: int, dst:
     return path
 
 
-def check_routes(summary: TraceSummary, flows: Sequence[Mapping[str, Any]]) -> list[str]:
+def check_routes(summary: TraceSummary, flows: Sequence[Mapping[str, Any]], n_wireless: int | None = None
+                 ) -> list[str]:
     """Differences between hoptcp's routes and those DSDV froze (empty when all match).
 
-    TCP flows are checked both ways (ACKs take the reverse path in hoptcp)."""
+    TCP flows are checked both ways (ACKs take the reverse path in hoptcp). With
+    ``n_wireless`` (hybrid scenarios) only the wireless part of a path is DSDV's: the
+    mobile nodes reach wired destinations through the base station."""
     problems = []
     if summary.late_route_changes:
         problems.append(f"DSDV changed {summary.late_route_changes} routes after the flows started")
     for f in flows:
-        path = list(f["path"])
+        path = [v for v in f["path"] if n_wireless is None or v < n_wireless]
+        if len(path) < 2:
+            continue
         ways = [("data", path)] + ([("ACK", path[::-1])] if f["transport"] == "tcp" else [])
         for what, want in ways:
             got = route_of(summary.routes, want[0], want[-1])
@@ -169,13 +200,19 @@ def parse_stats(lines: Iterable[str]) -> dict[int, dict[str, float]]:
 CwndKey = tuple[int, int, int, int]
 
 
-def parse_cwnd(lines: Iterable[str]) -> dict[CwndKey, list[tuple[float, float]]]:
+def parse_cwnd(lines: Iterable[str], addrs: Mapping[int, int] | None = None
+               ) -> dict[CwndKey, list[tuple[float, float]]]:
     """cwnd_ changes per TCP agent, keyed by (src node, src port, dst node, dst port)."""
     out: dict[CwndKey, list[tuple[float, float]]] = defaultdict(list)
+
+    def at(tok: str) -> int:
+        a = int(tok)
+        return addrs.get(a, a) if addrs is not None else a
+
     for line in lines:
         parts = line.split()
         if len(parts) == 7 and parts[5] == "cwnd_":
-            key = (int(parts[1]), int(parts[2]), int(parts[3]), int(parts[4]))
+            key = (at(parts[1]), int(parts[2]), at(parts[3]), int(parts[4]))
             out[key].append((float(parts[0]), float(parts[6])))
     return out
 
@@ -198,6 +235,17 @@ def time_average(changes: Sequence[tuple[float, float]], start: float, end: floa
     if last < end:
         total += min(value, cap) * (end - last)
     return total / (end - start)
+
+
+def interval_goodput(st: Mapping[str, float], flow: Mapping[str, Any], interval: float) -> list[float]:
+    """hoptcp's per-interval goodput (bit/s) of a flow from the sink's counter at every boundary
+    (``s<k>``: bytes in order for TCP, whole packets of ``ns2_packet_bytes``; packets for UDP)."""
+    ks = sorted(int(k[1:]) for k in st if k[:1] == "s" and k[1:].isdigit())
+    if not ks:
+        return []
+    size = int(flow["ns2_packet_bytes"]) if flow["transport"] == "tcp" else 1
+    counts = [int(st[f"s{k}"]) // size for k in range(ks[-1] + 1) if f"s{k}" in st]
+    return [(b - a) * float(flow["payload_bytes"]) * 8 / interval for a, b in zip(counts, counts[1:])]
 
 
 def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Mapping[str, float]],
@@ -257,6 +305,11 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
     drops["by_kind"] = by_kind
     nodes = [{"id": i, "drops_rts_retry": d["mac_rts_retry"], "drops_data_retry": d["mac_data_retry"],
               "mac_drops": d["mac_rts_retry"] + d["mac_data_retry"], "drops": d} for i, d in enumerate(per_node)]
+    series = None
+    iv = meta.get("series_interval_s")
+    if iv:
+        series = {"interval_s": float(iv), "flows": {str(f["id"]): interval_goodput(stats.get(f["id"], {}), f, float(iv))
+                                                      for f in meta["flows"]}}
     goodputs = [f["goodput_bps"] for f in flows]
     sq = sum(g * g for g in goodputs)
     routing = ({"routing": {"protocol": "aodv", "route_breaks": trace.route_breaks}}
@@ -271,21 +324,34 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
         "fairness_jain": (sum(goodputs) ** 2 / (len(goodputs) * sq)) if sq > 0 else None,
         "aggregate_goodput_bps": sum(goodputs),
         **routing,
+        **({"wired": {"link_drops": trace.wired_drops}} if meta.get("gateway") is not None else {}),
+        **({"series": series} if series is not None else {}),
         "ns2": {"arp_drops": trace.arp_drops, "late_route_changes": trace.late_route_changes,
                 "last_route_change_s": trace.last_route_change - t0},
     }
 
 
+def node_maps(recorded: Mapping[str, float]) -> tuple[dict[int, int] | None, dict[int, int] | None]:
+    """ns-2 id -> hoptcp node and ns-2 address -> hoptcp node, from the ``-2 id.<i>`` and
+    ``-2 addr.<i>`` lines a hybrid script records (None, None without them)."""
+    ids = {int(v): int(k[3:]) for k, v in recorded.items() if k.startswith("id.")}
+    addrs = {int(v): int(k[5:]) for k, v in recorded.items() if k.startswith("addr.")}
+    return (ids or None), (addrs or None)
+
+
 def read_run(out: Path, meta: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], list[str]]:
     """Parse the files an exported script wrote with prefix ``out``: (report, route problems)."""
     t0 = float(meta["t0"])
-    with open(f"{out}.tr", encoding="utf-8", errors="replace") as fh:
-        tr = parse_trace(fh, t0)
     with open(f"{out}.stats", encoding="utf-8") as fh:
         stats = parse_stats(fh)
+    ids, addrs = node_maps(stats.get(-2, {}))
+    with open(f"{out}.tr", encoding="utf-8", errors="replace") as fh:
+        tr = parse_trace(fh, t0, ids, addrs)
     with open(f"{out}.cwnd", encoding="utf-8") as fh:
-        cwnd = parse_cwnd(fh)
-    problems = check_routes(tr, meta["flows"]) if meta.get("routing") == "static" else []
+        cwnd = parse_cwnd(fh, addrs)
+    hybrid = meta.get("gateway") is not None
+    problems = (check_routes(tr, meta["flows"], int(meta["n_nodes"]) if hybrid else None)
+                if meta.get("routing") == "static" else [])
     rep = report(meta, tr, stats, cwnd, seed)
     unsettled = stats.get(-1, {}).get("unsettled")
     if unsettled:

@@ -205,6 +205,22 @@ def _verdict(c: MetricComparison | None) -> str:
     return f"{diff} | {'-' if _nan(p) else f'{p:.2g}'} | {'yes' if c.test.within_noise else '**no**'}"
 
 
+def _tost(entry: Mapping[str, Any], metric: str = "aggregate_goodput_bps") -> str:
+    """The equivalence test of :mod:`hoptcp.reproduce.agreement` on a case's per-seed values,
+    margin ±10% of hoptcp's mean: agree / differ / undecided."""
+    from ..reproduce.agreement import DEFAULT_MARGIN_PCT, margin_for, tost
+
+    a = [float(r[metric]) for r in entry["ns2"] if r.get(metric) is not None]
+    b = [float(r[metric]) for r in entry["hoptcp"] if r.get(metric) is not None]
+    if not a or not b:
+        return "-"
+    ours = sum(b) / len(b)
+    if ours == 0:
+        return "-"
+    t = tost(a, b, margin_for(None, ours, f"{DEFAULT_MARGIN_PCT}%"))
+    return t.verdict if t.verdict == "agree" else f"**{t.verdict}**"
+
+
 def render(suite: Suite, data: Mapping[str, Any]) -> str:
     """docs/validation.md from the suite and its stored results."""
     cases = [c for c in suite.cases if c.name in data.get("cases", {})]
@@ -235,9 +251,51 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
       "before the flows start. ns-2's goodput is counted from the TCP sink's in-order bytes "
       "(the LossMonitor's packets for CBR), over the same period as hoptcp's.")
     w("")
+    w("Hybrid scenarios (a `[wired]` table) use ns-2's wired-cum-wireless setup: hierarchical addresses "
+      "(wired nodes in one domain, the wireless ones in another), the gateway a base station "
+      "(`-wiredRouting ON`) that every mobile node names as its `base-station`, and duplex DropTail links "
+      "with the scenario's bandwidth, delay and queue limit. ns-2 builds hierarchical routes only over the "
+      "nodes it registered for wired routing and fails on a gap in their ids, so wired nodes and the "
+      "gateway are created first; the script records each node's ns-2 id and address and the parser "
+      "translates them back to hoptcp's. Only DSDV forwards to a base station in ns-2.35 (its AODV has "
+      "no such code), so hybrid scenarios need `routing.protocol = \"static\"`; packets a wired node "
+      "originates pass no routing agent, so their header sizes are not reduced. The gateway's TCP-GAP "
+      "(pacing and Goodput Control) has no ns-2 code and is refused.")
+    w("")
+    w("**ns-2.35 with the authors' TCP-AP.** ElRakabawy et al. published TCP-AP's ns-2 code "
+      "(`tcp/tcp-ap.cc`, `tcp/tcp-ap.h`: `Agent/TCP/Newreno/AP`, for ns-2.29; repository "
+      "`mahaicheng/tcpap`). `hoptcp ns2 build --with-tcpap TCPAP_DIR --ns2-src NS2_DIR [--out DIR]` "
+      "builds a stock ns-2.35 tree with those two files added (the runs here: Debian's "
+      "`ns2_2.35+dfsg.orig.tar.xz`, from `apt-get source ns2` with a deb-src line, the source of the "
+      "`ns` the other cases run; the repository `hbatmit/ns2.35` is a research fork that changes 61 "
+      "files of it, `mac-802_11.cc`, `agent.cc` and `packet.h` among them, and needs protobuf); neither project's code is in this "
+      "repository, only the steps (`python/hoptcp/ns2/build.py`): copy the tree to DIR/src and the two "
+      "files into its `tcp/`; add `tcp/tcp-ap.o` after `tcp/tcp-newreno.o` in `Makefile.in`; give the "
+      "class's bound variables their constructor values in `tcl/lib/ns-default.tcl` (n_factor_ 4, "
+      "history_ 50, delaybound_ 0.5, alpha_ 0.7, rate_interval_ 0.05, ll_bandwidth_ 2e6, and 0 for the "
+      "estimator's state), which the authors' tree leaves to ns-2's 'no class variable' warnings; point "
+      "`configure` at Debian's Tcl/Tk 8.6, OTcl and TclCL through a staging directory (`tclInt.h` from "
+      "`/usr/include/tcl8.6/tcl-private`, `init.tcl` and `http1.0/http.tcl` from "
+      "`/usr/share/tcltk/tcl8.6`, Tk's from `/usr/share/tcltk/tk8.6`; packages `tcl8.6-dev tk8.6-dev "
+      "libotcl1-dev libtclcl1-dev tclcl`); undefine `HAVE_INT64` in the generated `autoconf.h` (Debian's "
+      "TclCL is built without `TclObject::bind(const char*, int64_t*)`, so ns would not link; its queue "
+      "monitors then count in `int`, as Debian's own `ns` does); compile with `g++ -std=gnu++98 "
+      "-fpermissive -DUSE_INTERP_RESULT` (Tcl 8.6 hides `interp->result` without it) under "
+      "`nice -n 10 make -j1`, and check that the binary creates the agent with those defaults. A "
+      "scenario whose flows use TCP-AP's ns-2-code variant (`tcp.ap.profile = \"ns2\"`) is exported as "
+      "`Agent/TCP/Newreno/AP` with `n_factor_`, `history_`, `alpha_`, `delaybound_`, `rate_interval_` "
+      "from `tcp.ap` and `ll_bandwidth_` = the radio's data rate; keys the code compiles in (mean "
+      "absolute deviation, the one-hop delay below `n_factor_` hops, 112 bytes of overhead, the "
+      "free-running pace timer, no RTO back-off, the pacer flushed on a fast retransmission) must have "
+      "its values. Run such cases with `--ns-binary DIR/src/ns` or `HOPTCP_NS=DIR/src/ns`; an `ns` "
+      "without the class fails with one line saying so. The patched binary runs every other case as "
+      "Debian's `ns` does.")
+    w("")
     w("**Reading the tables.** Means ± standard deviations over the seeds; *diff* is hoptcp relative "
       "to ns-2.35; *p* is the two-sided p-value of Welch's t test of equal means; *within noise* is "
-      "p ≥ 0.05. Two simulators of the same model still differ run by run (their random numbers "
+      "p ≥ 0.05; *TOST* is the project's equivalence test (`hoptcp.reproduce.agreement`: the 90% "
+      "interval of the difference inside ±10% of hoptcp's mean: *agree*; else the 95% interval "
+      "excludes 0: *differ*; else *undecided*). Two simulators of the same model still differ run by run (their random numbers "
       "differ), and about one comparison in twenty of identical distributions falls outside "
       "p ≥ 0.05 by chance.")
     w("")
@@ -263,14 +321,14 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
     w("")
     w("## Goodput")
     w("")
-    w("| case | what | ns-2.35 (kb/s) | hoptcp (kb/s) | diff | p | within noise |")
-    w("|---|---|---:|---:|---:|---:|:---:|")
+    w("| case | what | ns-2.35 (kb/s) | hoptcp (kb/s) | diff | p | within noise | TOST |")
+    w("|---|---|---:|---:|---:|---:|:---:|:---:|")
     for c in good:
         e = data["cases"][c.name]
         routes = " (routes differ)" if e.get("route_problems") else ""
         w(f"| {c.name} | {c.what}{routes} | {_ms(e['ns2'], 'aggregate_goodput_bps', _kbps)} | "
           f"{_ms(e['hoptcp'], 'aggregate_goodput_bps', _kbps)} | "
-          f"{_verdict(_find(cmps[c.name], 'aggregate_goodput_bps'))} |")
+          f"{_verdict(_find(cmps[c.name], 'aggregate_goodput_bps'))} | {_tost(e)} |")
     w("")
     w("## Losses and windows")
     w("")
@@ -331,7 +389,9 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
         w("")
     w("## What ns-2.35 cannot express")
     w("")
-    w("`hoptcp ns2 export` refuses, with one error naming the key: `radio.standard = \"ofdm\"` (ns-2.35's "
+    w("`hoptcp ns2 export` refuses, with one error naming the key: `routing.protocol = \"aodv\"` and "
+      "`wired.tcp_gap.enabled = true` with `[wired]`, TCP-AP configurations the authors' code cannot run "
+      "(`tcp.ap.*`), `radio.standard = \"ofdm\"` (ns-2.35's "
       "802.11 times every frame with the DSSS PLCP), `mac.frame_format = \"standard\"`, explicit flow "
       "routes (`flows.N.route`: no static routing), CBR jitter other than 0 or 0.5 (ns-2's `random_` is 0 "
       "or 1), paths of 32 hops or more (TTL 32), and AODV constants other than ns-2.35's compiled-in "

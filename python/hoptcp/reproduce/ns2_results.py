@@ -25,3 +25,11 @@ def load(entry: "Entry", quick: bool = False) -> "pd.DataFrame | None":
     from ..ns2 import stored
 
     return stored.load(entry.id, entry.sweep_spec(quick))
+
+
+def load_side(entry: "Entry", side: str, quick: bool = False) -> "pd.DataFrame | None":
+    """The stored ns-2.35 runs of ``entry``'s side sweep ``side`` (entries whose main sweep
+    ns-2.35 cannot express), or None."""
+    from ..ns2 import stored
+
+    return stored.load_side(entry.id, side, entry.side(side).sweep_spec(entry.id, quick))

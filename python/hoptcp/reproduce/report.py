@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import fnmatch
 import json
 import math
 import time
@@ -413,17 +414,22 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
         figures.append(path)
     _write_csv(runs, entry.metrics, out / "results.csv")
     for name, side_ctx in ctx.sides.items():
-        _write_csv(side_ctx.runs, entry.metrics, out / f"side-{name}.csv")
+        _write_csv(side_ctx.runs, entry.metrics, out / f"side-{name}.csv", side=True)
     report = out / "report.md"
     report.write_text(_report_md(ctx, claims, figures, elapsed, store, values), encoding="utf-8")
     return Reproduction(entry, quick, claims, figures, report, runs, ctx, values)
 
 
-def _write_csv(runs: "pd.DataFrame", metrics: tuple[str, ...] | None, path: Path) -> None:
-    """One row per run: the parameters and the entry's metrics (all metrics when it names none)."""
+def _write_csv(runs: "pd.DataFrame", metrics: tuple[str, ...] | None, path: Path, side: bool = False) -> None:
+    """One row per run: the parameters and the entry's metrics (all metrics when it names none).
+    A side sweep may switch off what a pattern names (e.g. the gateway's counters): for its
+    file, patterns that match none of its metrics are left out."""
     cols = list(runs.columns)
     if metrics is not None:
-        keep = select_metrics(runs.attrs.get("metrics", []), metrics)
+        names = runs.attrs.get("metrics", [])
+        if side:
+            metrics = tuple(p for p in metrics if any(fnmatch.fnmatchcase(n, p) for n in names))
+        keep = select_metrics(names, metrics)
         cols = [c for c in cols if c not in runs.attrs.get("metrics", []) or c in keep]
     runs[cols].to_csv(path, index=False)
 

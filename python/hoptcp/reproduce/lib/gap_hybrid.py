@@ -31,6 +31,8 @@ GAP = "wired.tcp_gap.enabled"
 DOWNLINK = "wired-to-wireless"
 ONE_HOP = "wired-to-wireless-one-hop"
 NS2_UP, NS2_DOWN = "ns2-code", "wired-to-wireless-ns2-code"
+#: side sweeps that ns-2.35 runs too (static routes, gateway off; TCP-AP: the authors' code)
+STATIC_UP, STATIC_DOWN = "static-ns2-code", "static-ns2-code-down"
 ARMS = {("newreno", False): "NewReno", ("tcp_ap", False): "TCP-AP (no gateway)", ("tcp_ap", True): "TCP-GAP",
         ("newreno", True): "TCP-GAP"}
 
@@ -52,6 +54,11 @@ def gap_chain_uplink(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
 def gap_chain_downlink(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """FTP from the wired host B (node hops + 3) to A (node 0); the wired sender is NewReno."""
     return {"flows.0.src": _hops(params, base) + 3, "flows.0.dst": 0, "flows.0.variant": "newreno"}
+
+
+def gap_chain_downlink_sender(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
+    """FTP from the wired host B (node hops + 3) to A (node 0), B running the sweep's tcp.variant."""
+    return {"flows.0.src": _hops(params, base) + 3, "flows.0.dst": 0}
 
 
 def _arm(row: Any) -> str:
@@ -184,12 +191,82 @@ def _code_table(ctx: "Context") -> str:
     return "\n".join(rows)
 
 
+#: the sentence of the paper that allows TCP-AP's ns-2-code variant as a reading (for side arms)
+NS2_CODE_NOTE = ("TCP-AP's ns-2-code variant (`tcp.ap.profile = \"ns2\"`: the rules of the authors' tcp-ap.cc at "
+                 "TCP-AP senders and in the gateway's pacing); the paper: 'The simulation experiments in this "
+                 "paper are conducted using the network simulator ns-2' (§5.1), for which the authors published "
+                 "TCP-AP's code.")
+
+
+def side_arm_table(ctx: "Context", sides: Mapping[str, str]) -> str:
+    """Per side sweep and point: aggregate goodput (mean ± 95% CI over the seeds), Jain's index, runs."""
+    rows = ["| arm | setting | aggregate (kb/s) | Jain | runs |", "|---|---|---|---|---|"]
+    for name, label in sides.items():
+        sc = ctx.side(name)
+        runs = sc.runs
+        if runs.empty:
+            rows.append(f"| {label} | – | not run | – | 0 |")
+            continue
+        keys = [k for k in sc.params if k in runs.columns]
+        groups = runs.groupby(keys, sort=True) if keys else [((), runs)]
+        for key, g in groups:
+            vals = key if isinstance(key, tuple) else (key,)
+            setting = ", ".join(f"{k} = {v}" for k, v in zip(keys, vals)) or "–"
+            e = mean_ci(g[GOODPUT])
+            jain = g["fairness_jain"].mean() if "fairness_jain" in g.columns else math.nan
+            ci = "" if e.ci != e.ci else f" ± {e.ci / 1e3:.0f}"
+            rows.append(f"| {label} | {setting} | {e.mean / 1e3:.0f}{ci} | {jain:.3f} | {len(g)} |")
+    return "\n".join(rows)
+
+
+def ns2_side_runs(ctx: "Context", side: str) -> "pd.DataFrame | None":
+    """ns-2.35's stored runs of one of the entry's side sweeps (None: none stored for these settings)."""
+    from ..ns2_results import load_side
+
+    return load_side(ctx.entry, side, ctx.quick)
+
+
+def authors_code_rows(ours: "pd.DataFrame", theirs: "pd.DataFrame") -> list[dict[str, Any]]:
+    """Per (direction runs, variant, h): hoptcp's and ns-2.35's goodput over seeds and the
+    equivalence test (TOST, margin 10% of hoptcp's mean)."""
+    from ..agreement import margin_for, tost
+
+    rows = []
+    for (variant, h), g in ours.groupby([VARIANT, HOPS], sort=True):
+        n = theirs[(theirs[VARIANT] == variant) & (theirs[HOPS] == h)]
+        if n.empty:
+            continue
+        a, b = list(n[GOODPUT]), list(g[GOODPUT])
+        t = tost(a, b, margin_for(None, float(g[GOODPUT].mean())))
+        rows.append({"variant": str(variant), "hops": int(h), "hoptcp": mean_ci(g[GOODPUT]),
+                     "ns2": mean_ci(n[GOODPUT]), "test": t})
+    return rows
+
+
+def _authors_table(ctx: "Context") -> str:
+    names = {"newreno": "NewReno", "tcp_ap": "TCP-AP, ns-2 code"}
+    out = ["| direction | arm | h | hoptcp (kb/s) | ns-2.35 (kb/s) | hoptcp − ns-2.35 | verdict |",
+           "|---|---|---|---|---|---|---|"]
+    for side, label in ((STATIC_UP, "wireless → wired"), (STATIC_DOWN, "wired → wireless")):
+        theirs = ns2_side_runs(ctx, side)
+        if theirs is None:
+            out.append(f"| {label} | – | – | – | no stored ns-2.35 runs | – | – |")
+            continue
+        for r in authors_code_rows(ctx.side(side).runs, theirs):
+            e, f, t = r["hoptcp"], r["ns2"], r["test"]
+            out.append(f"| {label} | {names.get(r['variant'], r['variant'])} | {r['hops']} | "
+                       f"{e.mean / 1e3:.0f} ± {e.ci / 1e3:.0f} | {f.mean / 1e3:.0f} ± {f.ci / 1e3:.0f} | "
+                       f"{(e.mean - f.mean) / f.mean * 100:+.1f}% | {t.verdict} |")
+    return "\n".join(out)
+
+
 @register("values")
 def gap_chain_values(ctx: "Context") -> dict[str, Any]:
     """Goodput tables of both directions."""
     up, down = ctx.runs, ctx.side(DOWNLINK).runs
     g_up, g_down = _gains(up), _gains(down)
     return {"up_table": _gain_table(up), "down_table": _gain_table(down), "ns2_table": _code_table(ctx),
+            "ns2_authors_table": _authors_table(ctx),
             "up_best": float(g_up["gain"].max()), "up_best_h": int(g_up.loc[g_up["gain"].idxmax(), "hops"]),
             "down_best": float(g_down["gain"].max()),
             "down_best_h": int(g_down.loc[g_down["gain"].idxmax(), "hops"])}
@@ -333,7 +410,64 @@ def gap_parallel_values(ctx: "Context") -> dict[str, Any]:
                         f"{g['fairness_jain'].mean():.3f} | {thr_s} |")
     down = runs[runs["mix"] == MIXES[(HOST_B, HOST_B)]]
     agg = {arm: float(down[down["arm"] == arm][GOODPUT].mean()) / 1e3 for arm in PAR_ARMS}
-    return {"table": "\n".join(rows), "down_gap": agg[PAR_ARMS[1]], "down_gc": agg[PAR_ARMS[2]]}
+    return {"table": "\n".join(rows), "down_gap": agg[PAR_ARMS[1]], "down_gc": agg[PAR_ARMS[2]],
+            "side_table": _par_side_table(ctx)}
+
+
+#: gap-parallel's side sweeps outside the three arms, and ns-2.35's (stored) static NewReno runs
+PAR_SIDE_ARMS = {"tcp-gap-ns2-code": "TCP-GAP, ns-2 code", "goodput-control-ns2-code": "TCP-GAP + GC, ns-2 code",
+                 "static-newreno": "NewReno, static routes"}
+STATIC_NEWRENO = "static-newreno"
+
+
+def _par_side_table(ctx: "Context") -> str:
+    import pandas as pd
+
+    frames = [ctx.side(side).runs.assign(arm=label) for side, label in PAR_SIDE_ARMS.items()]
+    theirs = ns2_side_runs(ctx, STATIC_NEWRENO)
+    if theirs is not None:
+        frames.append(theirs.assign(arm="NewReno, static routes, ns-2.35"))
+    runs = pd.concat([f for f in frames if not f.empty], ignore_index=True)
+    rows = ["| flows | arm | FTP 1 (kb/s) | FTP 2 (kb/s) | aggregate (kb/s) | Jain | runs |", "|---|---|---|---|---|---|---|"]
+    if runs.empty:
+        return "(not run)"
+    runs = runs.assign(mix=runs.apply(_mix, axis=1))
+    for mix in MIXES.values():
+        for arm in dict.fromkeys(runs["arm"]):
+            g = runs[(runs["mix"] == mix) & (runs["arm"] == arm)]
+            if not g.empty:
+                rows.append(f"| {mix} | {arm} | {g['flow.0.goodput_bps'].mean() / 1e3:.0f} | "
+                            f"{g['flow.1.goodput_bps'].mean() / 1e3:.0f} | {g[GOODPUT].mean() / 1e3:.0f} | "
+                            f"{g['fairness_jain'].mean():.3f} | {len(g)} |")
+    return "\n".join(rows)
+
+
+def gap_ns2_static_agrees(ctx: "Context", claim: Any, point: Mapping[str, Any]) -> "Evidence":
+    """Shown when NewReno with static routes misses the paper on the same side as the entry's
+    (AODV) runs, in hoptcp and in ns-2.35 alike, and the two simulators agree on the claim's
+    value (the equivalence test over seeds): the paper's starving NewReno is then not what
+    ns-2.35 gives either. ns-2.35 cannot run the entry's own arm (AODV through a base station)."""
+    import dataclasses
+
+    from ..report import Evidence, _estimate, _measure, ns2_agreement, rule_holds
+
+    theirs = ns2_side_runs(ctx, STATIC_NEWRENO)
+    if theirs is None:
+        return Evidence(None, f"no stored ns-2.35 runs of side experiment `{STATIC_NEWRENO}`")
+    main, _ = _measure(claim, ctx, point)
+    sctx = dataclasses.replace(ctx, runs=ctx.side(STATIC_NEWRENO).runs, ns2=theirs)
+    ours = _estimate(claim, sctx, sctx.runs_at(point), point)
+    nctx = sctx.for_ns2()
+    assert nctx is not None
+    other = _estimate(claim, nctx, nctx.runs_at(point), point)
+    paper = claim.paper_at(point)
+    held = [rule_holds(claim, c, point, e, None)[0] for c, e in ((sctx, ours), (nctx, other))]
+    same_side = paper is None or all((e.mean - paper) * (main.mean - paper) > 0 for e in (ours, other))
+    test = ns2_agreement(claim, sctx, point, ours, other)
+    shown = held == [False, False] and same_side and test.verdict == "agree"
+    return Evidence(shown, f"with static routes hoptcp gives {ours.mean:.3f} and ns-2.35 {other.mean:.3f} "
+                           f"({other.n} runs; the entry's AODV runs {main.mean:.3f}, the paper {paper}); the two "
+                           f"simulators {test.text}" + ("; both miss the paper on the same side" if shown else ""))
 
 
 @register("figure")
@@ -423,15 +557,20 @@ def gap_bw_jain_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, An
     return Estimate(float(min(t["nr_jain"].min(), t["gap_jain"].min())), math.nan, len(t), math.nan)
 
 
-@register("values")
-def gap_bw_values(ctx: "Context") -> dict[str, Any]:
-    t = gap_bw_table(ctx.runs)
+def _bw_rows(runs: "pd.DataFrame") -> str:
+    t = gap_bw_table(runs)
     rows = ["| wired Mb/s | NewReno (kb/s) | TCP-GAP (kb/s) | TCP-GAP vs NewReno | Jain NewReno | Jain TCP-GAP |",
             "|---|---|---|---|---|---|"]
     for r in t.itertuples(index=False):
         rows.append(f"| {r.bw:g} | {r.nr / 1e3:.0f} | {r.gap / 1e3:.0f} | {r.gain:+.1f}% | {r.nr_jain:.3f} | "
                     f"{r.gap_jain:.3f} |")
-    return {"table": "\n".join(rows)}
+    return "\n".join(rows)
+
+
+@register("values")
+def gap_bw_values(ctx: "Context") -> dict[str, Any]:
+    return {"table": _bw_rows(ctx.runs), "ns2g_table": _bw_rows(ctx.side("ns2-g").runs),
+            "ns2code_table": _bw_rows(ctx.side("ns2-code").runs)}
 
 
 @register("figure")
@@ -518,7 +657,8 @@ def gap_http_jain_margin(ctx: "Context", runs: "pd.DataFrame", point: Mapping[st
 @register("values")
 def gap_http_values(ctx: "Context") -> dict[str, Any]:
     return {"table": _http_rows(gap_http_table(ctx.runs)),
-            "no_control_table": _http_rows(gap_http_table(ctx.side("no-goodput-control").runs))}
+            "no_control_table": _http_rows(gap_http_table(ctx.side("no-goodput-control").runs)),
+            "ns2_code_table": _http_rows(gap_http_table(ctx.side("ns2-code").runs))}
 
 
 def _http_rows(t: "pd.DataFrame") -> str:

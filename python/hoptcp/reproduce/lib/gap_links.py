@@ -84,8 +84,13 @@ def gap_links_values(ctx: "Context") -> dict[str, Any]:
             rows.append(f"| {kind.replace('tcp_', 'TCP ')} | {NAMES[a]} → {NAMES[b]} | {paper} | "
                         f"{_per_1000s(ctx.runs, a, b, kind):.0f} | {nr} |")
     g = ctx.runs
+    code = ctx.side("ns2-code").runs
     return {"table": "\n".join(rows), "ftp1": g["flow.0.goodput_bps"].mean() / 1e3,
-            "ftp2": g["flow.1.goodput_bps"].mean() / 1e3}
+            "ftp2": g["flow.1.goodput_bps"].mean() / 1e3,
+            "code_ftp1": code["flow.0.goodput_bps"].mean() / 1e3 if not code.empty else math.nan,
+            "code_ftp2": code["flow.1.goodput_bps"].mean() / 1e3 if not code.empty else math.nan,
+            "code_drops": (sum(_per_1000s(code, a, b, kind) for kind, links in TABLE2 for a, b, _ in links)
+                           if not code.empty else math.nan)}
 
 
 @register("figure")

@@ -28,6 +28,8 @@ GOODPUT = "aggregate_goodput_bps"
 JAIN = "fairness_jain"
 GAP = "wired.tcp_gap.enabled"
 ARMS = ("NewReno", "TCP-GAP", "TCP-GAP + Goodput Control")
+#: side arms with TCP-AP's ns-2-code variant (gap-random, gap-http-random)
+NS2_CODE_SIDES = {"tcp-gap-ns2-code": "TCP-GAP, ns-2 code", "goodput-control-ns2-code": "TCP-GAP + Goodput Control, ns-2 code"}
 ARM_SIDES = {"tcp-gap": ARMS[1], "goodput-control": ARMS[2]}
 #: gap-cross: the same two TCP-GAP arms with TCP-AP's ns-2-code variant
 CODE_SIDES = {"tcp-gap-ns2-code": "TCP-GAP, ns-2 code", "goodput-control-ns2-code": "TCP-GAP + Goodput Control, ns-2 code"}
@@ -238,11 +240,18 @@ def gap_random_aggregate_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapp
     return _est(a[GOODPUT].mean() / b[GOODPUT].mean(), min(len(a), len(b)))
 
 
+def _ns2_code_table(ctx: "Context") -> str:
+    from .gap_hybrid import side_arm_table
+
+    return side_arm_table(ctx, NS2_CODE_SIDES)
+
+
 @register("values")
 def gap_random_values(ctx: "Context") -> dict[str, Any]:
     runs = _arm_runs(ctx)
     seeds = [(f"seed {s}", runs[runs["seed"] == s]) for s in sorted(runs["seed"].unique())]
-    return {"table": _flow_table(runs, [("mean", runs)]), "per_seed": _flow_table(runs, seeds)}
+    return {"table": _flow_table(runs, [("mean", runs)]), "per_seed": _flow_table(runs, seeds),
+            "ns2_code_table": _ns2_code_table(ctx)}
 
 
 @register("figure")
@@ -303,7 +312,7 @@ def gap_http_random_values(ctx: "Context") -> dict[str, Any]:
         except SpecError:
             continue
         rows.append(f"| {arm} | " + " | ".join(f"{x / 1e3:.0f}" for x in v) + f" | {sum(v) / 1e3:.0f} | {_jain_of(v):.3f} |")
-    return {"table": "\n".join(rows)}
+    return {"table": "\n".join(rows), "ns2_code_table": _ns2_code_table(ctx)}
 
 
 @register("figure")

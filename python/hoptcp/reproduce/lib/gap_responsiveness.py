@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..report import ClaimResult, Context
 
 PAUSE, RESUME = 130, 160
-ARMS = {"NewReno": None, "TCP-GAP": "tcp-gap"}
+ARMS = {"NewReno": None, "TCP-GAP": "tcp-gap", "TCP-GAP, ns-2 code": "tcp-gap-ns2-code",
+        "NewReno, static routes": "static-newreno"}
 
 
 def _series(runs: "pd.DataFrame", flow: int) -> list[list[float]]:
@@ -100,20 +101,28 @@ def gap_resp_newreno_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[
     return _per_run(ctx, "NewReno", share)
 
 
+def _resp_row(label: str, runs: "pd.DataFrame") -> str:
+    A, B = _series(runs, 0), _series(runs, 1)
+    n = min(len(a) for a in A)
+
+    def m(S: list[list[float]], a: int, b: int) -> float:
+        return sum(_mean(s, a, b) for s in S) / len(S) / 1e3
+    rec = sum(_recovery_s(b) for b in B) / len(B)
+    return (f"| {label} | {m(A, 60, PAUSE):.0f} | {m(B, 60, PAUSE):.0f} | {m(A, PAUSE + 5, RESUME):.0f} | "
+            f"{m(A, RESUME + 10, n):.0f} | {m(B, RESUME + 10, n):.0f} | {rec:.1f} |")
+
+
 @register("values")
 def gap_resp_values(ctx: "Context") -> dict[str, Any]:
+    from .gap_hybrid import STATIC_NEWRENO, ns2_side_runs
+
     rows = ["| arm | FTP 1 before (kb/s) | FTP 2 before | FTP 1 during the pause | FTP 1 after | FTP 2 after | FTP 2 back at half its rate after (s) |",
             "|---|---|---|---|---|---|---|"]
     for arm in ARMS:
-        runs = _arm_runs(ctx, arm)
-        A, B = _series(runs, 0), _series(runs, 1)
-        n = min(len(a) for a in A)
-
-        def m(S: list[list[float]], a: int, b: int) -> float:
-            return sum(_mean(s, a, b) for s in S) / len(S) / 1e3
-        rec = sum(_recovery_s(b) for b in B) / len(B)
-        rows.append(f"| {arm} | {m(A, 60, PAUSE):.0f} | {m(B, 60, PAUSE):.0f} | {m(A, PAUSE + 5, RESUME):.0f} | "
-                    f"{m(A, RESUME + 10, n):.0f} | {m(B, RESUME + 10, n):.0f} | {rec:.1f} |")
+        rows.append(_resp_row(arm, _arm_runs(ctx, arm)))
+    theirs = ns2_side_runs(ctx, STATIC_NEWRENO)
+    if theirs is not None and not theirs.empty:
+        rows.append(_resp_row("NewReno, static routes, ns-2.35", theirs))
     return {"table": "\n".join(rows)}
 
 
