@@ -636,21 +636,10 @@ pub const AODV_LINK_DETECTION: Decl = word(
     &["mac", "hello"],
     "How a broken link is noticed: a MAC retry-limit drop (ns-2.35's build) or missed HELLOs (RFC 3561 §6.9).",
 );
-pub const AODV_HELLO_INTERVAL_S: Decl = num(
-    "routing.aodv.hello_interval_s",
-    1.0,
-    ">= 0.001",
-    "s",
-    "HELLO_INTERVAL; only with link_detection = \"hello\".",
-);
-pub const AODV_ALLOWED_HELLO_LOSS: Decl = int(
-    "routing.aodv.allowed_hello_loss",
-    3,
-    1,
-    1000,
-    "",
-    "ALLOWED_HELLO_LOSS; only with link_detection = \"hello\".",
-);
+pub const AODV_HELLO_INTERVAL_S: Decl =
+    num("routing.aodv.hello_interval_s", 1.0, ">= 0.001", "s", "HELLO_INTERVAL; only with link_detection = \"hello\".");
+pub const AODV_ALLOWED_HELLO_LOSS: Decl =
+    int("routing.aodv.allowed_hello_loss", 3, 1, 1000, "", "ALLOWED_HELLO_LOSS; only with link_detection = \"hello\".");
 
 // --- [tcp] ---------------------------------------------------------------------------
 pub const TCP_VARIANT: Decl = word(
@@ -1012,9 +1001,17 @@ pub const STATS_SERIES: Decl = other(
     "stats.series",
     "list of strings",
     Def::Unset("none"),
-    Allowed::Words(&["gateway", "tcp_ap"]),
+    Allowed::Words(&["gateway", "tcp_ap", "cwnd", "ssthresh", "rtt", "rto", "goodput", "queue", "mac", "air"]),
     "",
-    "Time series to record: TCP-GAP's per-flow estimate at the gateway, or the same at TCP-AP senders.",
+    "Time series to record, each on every change: TCP-GAP's per-flow estimate at the gateway or at TCP-AP senders; per flow cwnd, ssthresh, RTT samples, RTO events, goodput; per node queue length and MAC state; the air trace (every frame on the air).",
+);
+pub const STATS_AIR_WINDOW_S: Decl = other(
+    "stats.air_window_s",
+    "[number, number]",
+    Def::Unset("the whole run"),
+    Allowed::Text("[from, to] with 0 <= from < to"),
+    "s",
+    "Record the air trace (stats.series containing \"air\") only in this window of simulated time.",
 );
 
 // --- [wired] -------------------------------------------------------------------------
@@ -1287,6 +1284,7 @@ pub fn declarations() -> Vec<Decl> {
         STATS_BATCH_DISCARD,
         STATS_BATCH_CONFIDENCE,
         STATS_SERIES,
+        STATS_AIR_WINDOW_S,
         WIRED_GATEWAY,
         WIRED_NODES,
         WIRED_BANDWIDTH_MBPS,

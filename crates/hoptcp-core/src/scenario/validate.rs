@@ -581,7 +581,10 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
             if a.link_detection == crate::net::routing::aodv::LinkDetection::Mac {
                 for (key, set) in [
                     ("routing.aodv.hello_interval_s", hello != k::AODV_HELLO_INTERVAL_S.num()),
-                    ("routing.aodv.allowed_hello_loss", u64::from(a.allowed_hello_loss) != k::AODV_ALLOWED_HELLO_LOSS.int()),
+                    (
+                        "routing.aodv.allowed_hello_loss",
+                        u64::from(a.allowed_hello_loss) != k::AODV_ALLOWED_HELLO_LOSS.int(),
+                    ),
                 ] {
                     if set {
                         return Err(ScenarioError::new(
