@@ -56,6 +56,7 @@ def gap_chain_downlink(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     return {"flows.0.src": _hops(params, base) + 3, "flows.0.dst": 0, "flows.0.variant": "newreno"}
 
 
+@register("derive")
 def gap_chain_downlink_sender(params: Mapping[str, Any], base: Any) -> dict[str, Any]:
     """FTP from the wired host B (node hops + 3) to A (node 0), B running the sweep's tcp.variant."""
     return {"flows.0.src": _hops(params, base) + 3, "flows.0.dst": 0}
@@ -442,6 +443,7 @@ def _par_side_table(ctx: "Context") -> str:
     return "\n".join(rows)
 
 
+@register("evidence")
 def gap_ns2_static_agrees(ctx: "Context", claim: Any, point: Mapping[str, Any]) -> "Evidence":
     """Shown when NewReno with static routes misses the paper on the same side as the entry's
     (AODV) runs, in hoptcp and in ns-2.35 alike, and the two simulators agree on the claim's
