@@ -281,6 +281,23 @@ class Store:
             found.update((h, s) for h, s in self._db.execute(q, (version, *chunk)) if (h, s) in wanted)
         return found
 
+    def past_wall_times(self, keys: Iterable[tuple[str, int]], version: str) -> dict[tuple[str, int], float]:
+        """For each of ``keys`` (scenario_hash, seed) that another build than ``version`` ran: its
+        wall time there (the newest such run), to estimate how long running it again takes."""
+        wanted = set(keys)
+        found: dict[tuple[str, int], tuple[str, float]] = {}
+        hashes = sorted({h for h, _ in wanted})
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            q = ("SELECT scenario_hash, seed, created_at, wall_time_s FROM runs "
+                 f"WHERE hoptcp_version<>? AND scenario_hash IN ({marks})")
+            for h, seed, created, wall in self._db.execute(q, (version, *chunk)):
+                if (h, seed) in wanted and wall is not None and ((h, seed) not in found
+                                                                 or str(created) > found[(h, seed)][0]):
+                    found[(h, seed)] = (str(created), float(wall))
+        return {k: w for k, (_, w) in found.items()}
+
     def count(self, version: str | None = None) -> int:
         if version is None:
             return self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]

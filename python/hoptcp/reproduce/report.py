@@ -703,9 +703,9 @@ def _evidence_md(c: ClaimResult) -> list[str]:
 @dataclass(frozen=True)
 class AllPlan:
     """What ``reproduce all`` will do: runs per entry, how many the store holds already, and the
-    simulation time the last reports in the output directory measured (None: no earlier report)."""
+    expected simulation time of the rest (None: nothing to estimate it from)."""
 
-    entries: list[tuple[str, int, int, float | None]]  # (id, runs, stored, summed wall time of a full earlier run)
+    entries: list[tuple[str, int, int, float | None]]  # (id, runs, stored, expected seconds of the runs to do)
 
     @property
     def runs(self) -> int:
@@ -716,24 +716,37 @@ class AllPlan:
         return sum(k for _, _, k, _ in self.entries)
 
     def expected_s(self, workers: int) -> tuple[float, int]:
-        """(expected wall seconds of the runs still to do on ``workers`` cores, entries without an
-        earlier report to estimate from)."""
+        """(expected wall seconds of the runs still to do on ``workers`` cores, entries with runs to
+        do and nothing to estimate them from)."""
         total, unknown = 0.0, 0
-        for _, n, k, wall in self.entries:
-            if n > k and wall is None:
+        for _, n, k, todo_s in self.entries:
+            if n > k and todo_s is None:
                 unknown += 1
-            elif n > k and wall is not None:
-                total += wall * (n - k) / n
+            elif n > k and todo_s is not None:
+                total += todo_s
         return total / max(1, workers), unknown
 
     def line(self, workers: int, dask: bool) -> str:
         secs, unknown = self.expected_s(workers)
         where = "on the Dask cluster (estimated for one core)" if dask else f"on {workers} core{'s' if workers > 1 else ''}"
         eta = (f"about {_duration(secs)} {where}" if secs or not unknown else "unknown")
-        more = f"; no earlier report to estimate {unknown} entr{'y' if unknown == 1 else 'ies'} from" if unknown else ""
+        more = f"; nothing to estimate {unknown} entr{'y' if unknown == 1 else 'ies'} from" if unknown else ""
         return (f"reproduce all: {len(self.entries)} entries, {self.runs} runs, {self.stored} already in the store, "
-                f"{self.runs - self.stored} to run; expected {eta}{more} (from the simulation time summed in "
-                "the earlier reports)")
+                f"{self.runs - self.stored} to run; expected {eta}{more} (from the same runs' times under earlier "
+                "builds in the store, else the simulation time summed in the earlier reports)")
+
+
+def expected_todo_s(n: int, todo: int, past: list[float], earlier_report_s: float | None) -> float | None:
+    """Expected simulation seconds of ``todo`` of an entry's ``n`` runs: the same runs' times under
+    earlier builds (``past``, those known), scaled up to the runs with no earlier time; without any,
+    the earlier report's summed time pro rata; None if neither exists."""
+    if todo == 0:
+        return 0.0
+    if past:
+        return sum(past) * todo / len(past)
+    if earlier_report_s is not None and n:
+        return earlier_report_s * todo / n
+    return None
 
 
 def _duration(secs: float) -> str:
@@ -763,15 +776,20 @@ def plan_all(entries: list[Entry], out: Path, *, quick: bool, store: str | Path 
     with Store(store) as db:
         for e in entries:
             n = k = 0
+            past: list[float] = []
             try:
                 for spec, derive in [(e.sweep_spec(quick), e.derive_fn()),
                                      *[(s.sweep_spec(e.id, quick), s.derive_fn()) for s in e.sides]]:
                     p = plan(spec, derive)
-                    n += len(p.tasks)
-                    k += len(db.existing([t.key for t in p.tasks], p.version))
+                    keys = [t.key for t in p.tasks]
+                    have = db.existing(keys, p.version)
+                    n += len(keys)
+                    k += len(have)
+                    missing = [key for key in keys if key not in have]
+                    past.extend(db.past_wall_times(missing, p.version).values())
             except SpecError:
                 continue  # reported when the entry runs
-            rows.append((e.id, n, k, _earlier_wall(out / e.id / "report.md")))
+            rows.append((e.id, n, k, expected_todo_s(n, n - k, past, _earlier_wall(out / e.id / "report.md"))))
     return AllPlan(rows)
 
 
