@@ -230,13 +230,13 @@ def jiang_side_route_failures(ctx: "Context", runs: "pd.DataFrame", point: Mappi
 
 # --- §5.1: simultaneous transmissions on the string, from a pcapng trace -----------------------
 
-def unicast_data_frames(trace: bytes) -> list[tuple[int, int, int, int]]:
+def unicast_data_frames(trace: bytes) -> list[tuple[int, int, int, int, int]]:
     """(interface, time ns, transmitter, receiver, sequence number) of every unicast 802.11 DATA
     frame in a hoptcp pcapng trace (one interface per node, radiotap + 802.11, nanosecond
     timestamps): the frames each node sent and those it received."""
     import struct
 
-    out = []
+    out: list[tuple[int, int, int, int, int]] = []
     i = 0
     while i + 12 <= len(trace):
         btype, blen = struct.unpack_from("<II", trace, i)
@@ -253,7 +253,7 @@ def unicast_data_frames(trace: bytes) -> list[tuple[int, int, int, int]]:
                 seq = struct.unpack_from("<H", f, 22)[0] >> 4
                 out.append((iface, (hi << 32) | lo, ta, ra, seq))
         i += blen
-    return out  # type: ignore[return-value]
+    return out
 
 
 def max_simultaneous_transmissions(frames: Sequence[tuple[int, int, int, int, int]]) -> int:
