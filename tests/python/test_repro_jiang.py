@@ -162,3 +162,24 @@ def test_simultaneous_transmissions_from_a_hand_made_trace():
     assert jg.max_simultaneous_transmissions(frames) == 2
     assert jg.max_simultaneous_transmissions([f for f in frames if f[1] >= 1500]) == 1
     assert jg.max_simultaneous_transmissions([]) == 0
+
+
+def test_capture_evidence_is_shown_only_when_the_bound_holds_without_capture(monkeypatch):
+    from hoptcp.reproduce import report
+    from hoptcp.stats import Estimate
+
+    seen = {}
+
+    def fake_claim_on(ctx, claim, point):
+        seen["side"] = ctx
+        return outcome
+
+    monkeypatch.setattr(report, "claim_on", fake_claim_on)
+    ctx = SimpleNamespace(side=lambda name: f"side:{name}")
+    outcome = (Estimate(3.0, 0.0, 5, 0.0), True, "+0")
+    ev = jg.jiang_capture_explains_concurrency(ctx, None, {})
+    assert ev.shown is True and "gives 3 over 5 runs" in ev.text and seen["side"] == "side:no-capture"
+    outcome = (Estimate(4.0, 0.0, 5, 0.0), False, "+1")
+    assert jg.jiang_capture_explains_concurrency(ctx, None, {}).shown is False
+    outcome = (Estimate(math.nan, math.nan, 0, math.nan), None, "no runs")
+    assert jg.jiang_capture_explains_concurrency(ctx, None, {}).shown is None
