@@ -456,3 +456,27 @@ def test_ns2_g_exports_ns2s_own_54_mbps_timing() -> None:
     tcl = export(scenario(CHAIN_TCP, **{"radio.standard": "ns2_g"})).tcl
     assert "Mac/802_11 set dataRate_ 54000000.0" in tcl and "Mac/802_11 set basicRate_ 1000000.0" in tcl
     assert "Mac/802_11 set CWMin_ 31" in tcl
+
+
+def test_aodv_table_sums_no_route_causes_and_tests_equivalence():
+    from hoptcp.ns2 import validation as v
+
+    ns2 = [{"aggregate_goodput_bps": g, "routing.route_breaks": 100.0, "drops.no_route": 50.0,
+            "drops.link_failure_flush": 10.0, "fairness_jain": 1.0} for g in (100e3, 102e3, 98e3, 101e3, 99e3)]
+    hop = [{**r, "drops.no_route": 30.0, "drops.route_discovery_failed": 20.0} for r in ns2]
+    figs = dict((label, (a, b)) for label, a, b in v.aodv_figures(ns2, hop))
+    assert figs["drops without a route"] == ([50.0] * 5, [50.0] * 5)
+    assert figs["goodput (kb/s)"][0] == [100.0, 102.0, 98.0, 101.0, 99.0]
+    row = v.aodv_row("c", 5, "goodput (kb/s)", *figs["goodput (kb/s)"])
+    assert row.startswith("| c | 5 | goodput (kb/s) | 100 ± 1.58 | 100 ± 1.58 | +0.0 % |") and row.endswith("| agree |")
+    far = v.aodv_row("c", 5, "goodput (kb/s)", figs["goodput (kb/s)"][0], [x * 1.2 for x in figs["goodput (kb/s)"][0]])
+    assert "+20.0 %" in far and far.endswith("| differ |")
+    # the table appears in the page for cases with AODV metrics only
+    case = v.Case("c", "AODV", "a chain over AODV", Scenario.from_toml("duration_s = 1.0\n"))
+    page = v.render(v.Suite(Path("suite.toml"), [1], [case]),
+                    {"cases": {"c": {"seeds": [1, 2, 3, 4, 5], "ns2": ns2, "hoptcp": hop}}})
+    assert "## AODV" in page and "| c | 5 | route breaks | 100 ± 0 | 100 ± 0 |" in page
+    plain = [{k: r[k] for k in ("aggregate_goodput_bps", "fairness_jain")} for r in ns2]
+    page = v.render(v.Suite(Path("suite.toml"), [1], [case]),
+                    {"cases": {"c": {"seeds": [1, 2, 3, 4, 5], "ns2": plain, "hoptcp": plain}}})
+    assert "## AODV" not in page

@@ -171,3 +171,64 @@ def test_quick_variant_writes_report_and_figures(real_core, tmp_path, eid):
         png = tmp_path / eid / f.file
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f.file in text
+
+
+# --- TR §4.3 / INFOCOM §5.2 checks on hand-made runs -------------------------------------------
+
+def _loss_row(name: str, win: int, seed: int, over: float, cont: float, drops: list[float], handled: list[float],
+              xs: list[float] | None = None, sent: list[int] | None = None) -> dict:
+    row = {"name": name, "tcp.max_window": win, "seed": seed, "drops.queue_overflow": over,
+           "drops.mac_rts_retry": cont, "drops.mac_data_retry": 0.0}
+    for i, (d, h) in enumerate(zip(drops, handled)):
+        row[f"node.{i}.mac_drops"] = d
+        row[f"node.{i}.mac_packets"] = h
+        row[f"node.{i}.x"] = (xs or [200.0 * k for k in range(len(drops))])[i]
+        row[f"node.{i}.y"] = 0.0
+        row[f"node.{i}.data_sent"] = (sent or [1] * len(drops))[i]
+    return row
+
+
+class _Ctx:
+    @staticmethod
+    def resolved(point):
+        return {"radio": {"tx_range_m": 250.0}}
+
+
+def test_overflow_share_is_the_worst_case_pooled_over_its_runs():
+    rows = [_loss_row("cross2", 1, 1, 0, 0, [0], [1]), _loss_row("cross2", 32, 1, 1, 99, [0], [1]),
+            _loss_row("grid4", 32, 1, 3, 7, [0], [1]), _loss_row("grid4", 32, 2, 0, 10, [0], [1])]
+    est = fn.net_overflow_share(_Ctx(), pd.DataFrame(rows), {}, cases=("cross2", "grid4"))
+    assert math.isclose(est.mean, 15.0) and est.n == 2  # grid4: 3 of 20; cross2: 1 of 100
+    with pytest.raises(SpecError, match="random20"):
+        fn.net_overflow_share(_Ctx(), pd.DataFrame(rows), {}, cases=("random20",))
+
+
+def test_active_neighbours_count_senders_in_range_only():
+    # a 4-node string 200 m apart; node 3 sends nothing; node 2 handled no packets
+    row = _loss_row("x", 32, 1, 0, 0, [1, 4, 0, 0], [10, 10, 0, 5], sent=[1, 1, 1, 0])
+    ks, ps = fn.active_neighbours_vs_drops(row, 250.0)
+    assert ks == [1, 2, 1]  # nodes 0, 1, 3: neighbours that send (node 3 hears only node 2)
+    assert ps == [0.1, 0.4, 0.0]
+
+
+def test_neighbour_correlation_is_positive_when_busier_nodes_drop_more():
+    # a 5-node string: the middle nodes have two active neighbours, the ends one
+    up = _loss_row("grid4", 32, 1, 0, 0, [1, 3, 4, 3, 1], [10] * 5)
+    down = _loss_row("grid4", 32, 2, 0, 0, [4, 1, 1, 1, 4], [10] * 5)
+    assert fn.net_neighbour_drop_correlation(_Ctx(), pd.DataFrame([up]), {}, cases=("grid4",)).mean > 0.8
+    assert fn.net_neighbour_drop_correlation(_Ctx(), pd.DataFrame([down]), {}, cases=("grid4",)).mean < -0.8
+    with pytest.raises(SpecError, match="MaxWin 32"):
+        fn.net_neighbour_drop_correlation(_Ctx(), pd.DataFrame([up]), {}, cases=("cross2",))
+
+
+def test_loss_load_ratio_and_rise_against_the_chain():
+    rows = []
+    for win, p_chain, p_cross in ((1, 0.0, 0.0), (4, 0.02, 0.03), (32, 0.05, 0.15)):
+        rows.append(_loss_row("chain7x3", win, 1, 0, 0, [p_chain * 100], [100]))
+        rows.append(_loss_row("cross2", win, 1, 0, 0, [p_cross * 100], [100]))
+    df = pd.DataFrame(rows)
+    est = fn.net_loss_load_ratio(_Ctx(), df, {}, cases=("cross2",))
+    assert math.isclose(est.mean, 3.0)
+    assert fn.net_loss_load_rises(_Ctx(), df, {}, cases=("cross2", "chain7x3")).mean == 1.0
+    falling = pd.DataFrame([_loss_row("cross2", w, 1, 0, 0, [d], [100]) for w, d in ((1, 5), (4, 3), (32, 1))])
+    assert fn.net_loss_load_rises(_Ctx(), falling, {}, cases=("cross2",)).mean == -1.0

@@ -80,3 +80,20 @@ def test_wstar_and_ldm_through_the_python_api():
     on = sc.with_overrides({"ip.ldm.enabled": True, "ip.ldm.estimate": "oracle"}).resolved()
     assert on["ip"]["ldm"]["estimate"] == "oracle"
     assert "ldm" not in sc.resolved()["ip"], "a disabled [ip.ldm] is dropped from the canonical form"
+
+
+def test_side_goodput_is_the_mean_of_the_side_sweeps_runs_on_that_chain():
+    from types import SimpleNamespace
+
+    from hoptcp import SpecError
+
+    runs = pd.DataFrame({"topology.hops": [7, 7, 15], "aggregate_goodput_bps": [200e3, 180e3, 150e3]})
+    sides = {"aodv-hello": SimpleNamespace(runs=runs)}
+    ctx = SimpleNamespace(side=lambda name: sides[name])
+    est = ldm.ldm_side_kbps(ctx, None, {}, side="aodv-hello", hops=7)
+    assert math.isclose(est.mean, 190.0) and est.n == 2
+    assert ldm.ldm_side_kbps(ctx, None, {}, side="aodv-hello", hops=15).mean == 150.0
+    with pytest.raises(SpecError, match="24-hop"):
+        ldm.ldm_side_kbps(ctx, None, {}, side="aodv-hello", hops=24)
+    with pytest.raises(SpecError, match="ns-2.35 has no runs"):
+        ldm.ldm_side_kbps(ctx, pd.DataFrame({"ns2.version": ["2.35"]}), {}, side="aodv-hello", hops=7)

@@ -31,7 +31,10 @@ PAGE = Path("docs/validation.md")
 #: metrics shown in the page's tables (and checked for the "outside seed noise" list)
 HEADLINE = ("aggregate_goodput_bps", "drops.total", "drops.queue_overflow", "drops.mac_rts_retry",
             "drops.mac_data_retry", "flow.*.timeouts", "flow.*.retransmissions", "flow.*.avg_cwnd_traced",
-            "flow.*.goodput_bps", "fairness_jain", "node.*.mac_drops")
+            "flow.*.goodput_bps", "fairness_jain", "node.*.mac_drops",
+            # AODV's (absent from static-routing runs)
+            "routing.route_breaks", "drops.no_route", "drops.route_discovery_failed", "drops.link_failure_flush",
+            "drops.route_buffer_overflow")
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,40 @@ def _tost(entry: Mapping[str, Any], metric: str = "aggregate_goodput_bps") -> st
     return t.verdict if t.verdict == "agree" else f"**{t.verdict}**"
 
 
+#: equivalence margin of the AODV table, % of ns-2.35's mean
+AODV_MARGIN_PCT = 3.0
+
+
+def aodv_figures(ns2: Sequence[Mapping[str, Any]], hop: Sequence[Mapping[str, Any]]
+                 ) -> list[tuple[str, list[float], list[float]]]:
+    """The AODV table's per-run figures of one case: (label, ns-2.35's values, hoptcp's)."""
+    def col(rows: Sequence[Mapping[str, Any]], *keys: str, scale: float = 1.0) -> list[float]:
+        return [sum(float(r.get(k) or 0) for k in keys) * scale for r in rows]
+
+    return [
+        ("goodput (kb/s)", col(ns2, "aggregate_goodput_bps", scale=1e-3), col(hop, "aggregate_goodput_bps", scale=1e-3)),
+        ("route breaks", col(ns2, "routing.route_breaks"), col(hop, "routing.route_breaks")),
+        ("queued packets flushed after a break", col(ns2, "drops.link_failure_flush"),
+         col(hop, "drops.link_failure_flush")),
+        ("drops without a route", col(ns2, "drops.no_route", "drops.route_discovery_failed"),
+         col(hop, "drops.no_route", "drops.route_discovery_failed")),
+        ("Jain's index", col(ns2, "fairness_jain"), col(hop, "fairness_jain")),
+    ]
+
+
+def aodv_row(case: str, seeds: int, label: str, a: Sequence[float], b: Sequence[float]) -> str:
+    """One row of the AODV table: means ± sd, the difference and the equivalence test."""
+    from ..reproduce.agreement import tost
+
+    ma, sa = mean_sd(list(a))
+    mb, sb = mean_sd(list(b))
+    t = tost(a, b, abs(ma) * AODV_MARGIN_PCT / 100)
+    rel = (lambda x: f"{x / ma * 100:+.1f} %") if ma else (lambda x: f"{x:+.3g}")
+    interval = "-" if _nan(t.low90) else f"[{rel(t.low90)}, {rel(t.high90)}]"
+    return (f"| {case} | {seeds} | {label} | {_num(ma, 4)} ± {_num(sa, 3)} | {_num(mb, 4)} ± {_num(sb, 3)} | "
+            f"{rel(t.difference)} | {interval} | {t.verdict} |")
+
+
 def render(suite: Suite, data: Mapping[str, Any]) -> str:
     """docs/validation.md from the suite and its stored results."""
     cases = [c for c in suite.cases if c.name in data.get("cases", {})]
@@ -353,6 +390,23 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
     w("")
     w("Timeouts and cwnd_ are those of the first flow; \\* marks p < 0.05.")
     w("")
+    aodv = [c for c in good if any("routing.route_breaks" in r for r in data["cases"][c.name]["ns2"])]
+    if aodv:
+        w("## AODV")
+        w("")
+        w(f"Cases over AODV (ns-2.35's build: link breaks from MAC retry-limit drops, local repair). Per run, "
+          f"means ± standard deviations over the seeds; *agreement* is the equivalence test of "
+          f"`hoptcp.reproduce.agreement` within ±{AODV_MARGIN_PCT:g} % of ns-2.35's mean (two one-sided Welch "
+          "tests at 5 %; the 90 % interval of the difference must lie inside the margin). Drops without a "
+          "route add hoptcp's `route_discovery_failed` to its `no_route`, as ns-2.35 traces both as NRTE.")
+        w("")
+        w("| case | seeds | figure | ns-2.35 | hoptcp | diff | 90 % interval | agreement |")
+        w("|---|---:|---|---:|---:|---:|---:|---|")
+        for c in aodv:
+            e = data["cases"][c.name]
+            for label, a, b in aodv_figures(e["ns2"], e["hoptcp"]):
+                w(aodv_row(c.name, len(e["seeds"]), label, a, b))
+        w("")
     w("## Differences beyond seed noise")
     w("")
     w("Every comparison of the cases above with p < 0.05, with its diagnosis, or *open* where none is "

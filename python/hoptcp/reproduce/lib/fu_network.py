@@ -807,3 +807,131 @@ def net_fig10_flows(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: M
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     return fig
+
+
+# --- Fu TR §4.3 / INFOCOM §5.2: losses in the cross, the grids and the random networks ----------
+
+#: the "more complex topologies" of TR §4.3 and INFOCOM §5.2 among fu-topologies' cases
+COMPLEX_CASES = ("cross2", "grid4", "grid8", "grid12", "random20")
+#: the chain their loss/load curves are compared with (INFOCOM Fig. 4 is a 7-hop chain)
+CHAIN_CASE = "chain7x3"
+
+
+def _columns(runs: "pd.DataFrame", want: Callable[[str], bool]) -> "pd.DataFrame":
+    """The columns ``want`` accepts (plus name, seed and MaxWin), without copying ``attrs``."""
+    keep = [c for c in runs.columns if c in ("name", "seed", "tcp.max_window") or want(c)]
+    saved = runs.attrs
+    runs.attrs = {}
+    try:
+        return runs[keep].copy()
+    finally:
+        runs.attrs = saved
+
+
+def _node_ids(df: "pd.DataFrame", field: str) -> list[int]:
+    return sorted({int(c.split(".")[1]) for c in df.columns if c.startswith("node.") and c.endswith("." + field)})
+
+
+def _contention_probability(df: "pd.DataFrame") -> "pd.Series":
+    """Per run: MAC retry-limit drops over packets the MACs handled, all nodes."""
+    nodes = _node_ids(df, "mac_packets")
+    if not nodes:
+        raise SpecError("no metric node.N.mac_packets in the runs")
+    drops = sum(df[f"node.{n}.mac_drops"].fillna(0) for n in nodes)
+    handled = sum(df[f"node.{n}.mac_packets"].fillna(0) for n in nodes)
+    return drops / handled.where(handled > 0)
+
+
+@register("check")
+def net_overflow_share(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                       cases: Sequence[str] = COMPLEX_CASES) -> Estimate:
+    """Buffer-overflow drops as a % of all packet drops (overflow and MAC retry limits), pooled
+    over every run of a case (all MaxWin); the largest share over ``cases`` (n = cases)."""
+    df = _columns(runs, lambda c: c in (OVERFLOW, *CONTENTION))
+    shares = []
+    for case in cases:
+        d = df[df["name"] == case] if "name" in df.columns else df.iloc[0:0]
+        if d.empty:
+            raise SpecError(f"no runs of case '{case}'")
+        over, cont = float(_overflow(d).fillna(0).sum()), float(_contention(d).sum())
+        shares.append(100.0 * over / (over + cont) if over + cont > 0 else 0.0)
+    return Estimate(max(shares), math.nan, len(shares), math.nan)
+
+
+def _spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    import pandas as pd
+
+    if len(x) < 3 or pd.Series(x).nunique() < 2 or pd.Series(y).nunique() < 2:
+        return math.nan
+    return float(pd.Series(x).rank().corr(pd.Series(y).rank()))
+
+
+def active_neighbours_vs_drops(row: Mapping[str, Any], tx_range_m: float) -> tuple[list[int], list[float]]:
+    """For every node whose MAC handled packets in one run: its active neighbours (other nodes
+    within ``tx_range_m`` that sent DATA frames) and its drop probability (MAC retry-limit
+    drops over packets handled)."""
+    ids = sorted({int(k.split(".")[1]) for k in row if k.startswith("node.") and k.endswith(".x")})
+    pos = {i: (float(row[f"node.{i}.x"]), float(row[f"node.{i}.y"])) for i in ids}
+    active = [i for i in ids if (row.get(f"node.{i}.data_sent") or 0) > 0]
+    ks, ps = [], []
+    for i in ids:
+        handled = row.get(f"node.{i}.mac_packets") or 0
+        if handled <= 0:
+            continue
+        (xi, yi) = pos[i]
+        ks.append(sum(1 for j in active if j != i and math.hypot(pos[j][0] - xi, pos[j][1] - yi) <= tx_range_m))
+        ps.append(float(row.get(f"node.{i}.mac_drops") or 0) / handled)
+    return ks, ps
+
+
+@register("check")
+def net_neighbour_drop_correlation(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                                   cases: Sequence[str] = COMPLEX_CASES, window: int = 32) -> Estimate:
+    """Spearman's rank correlation, over the nodes of one run, between a node's active
+    neighbours and its drop probability at MaxWin ``window`` (the overloaded end, where the
+    drop probability has reached its maximum); mean over the runs of ``cases``."""
+    df = _columns(runs, lambda c: c.startswith("node.") and c.rsplit(".", 1)[-1] in
+                  ("x", "y", "data_sent", "mac_packets", "mac_drops"))
+    df = df[df["name"].isin(list(cases)) & (df["tcp.max_window"] == window)] if "name" in df.columns else df.iloc[0:0]
+    if df.empty:
+        raise SpecError(f"no runs of {', '.join(cases)} at MaxWin {window}")
+    if not _node_ids(df, "mac_packets"):
+        raise SpecError("no metric node.N.mac_packets in the runs")
+    rng = float(ctx.resolved(point)["radio"]["tx_range_m"])
+    return mean_ci([_spearman(*active_neighbours_vs_drops(r, rng)) for r in df.to_dict("records")])
+
+
+@register("check")
+def net_loss_load_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                        cases: Sequence[str] = COMPLEX_CASES, window: int = 32) -> Estimate:
+    """The contention drop probability at MaxWin ``window`` of each case over the 7-hop chain's
+    (chain7x3), means over seeds; the ratio farthest from 1 (by its log), n = cases."""
+    df = _columns(runs, lambda c: c.startswith("node.") and c.rsplit(".", 1)[-1] in ("mac_packets", "mac_drops"))
+    df = df[df["tcp.max_window"] == window] if "tcp.max_window" in df.columns else df.iloc[0:0]
+
+    def level(case: str) -> float:
+        d = df[df["name"] == case]
+        if d.empty:
+            raise SpecError(f"no runs of case '{case}' at MaxWin {window}")
+        return float(_contention_probability(d).mean())
+
+    chain = level(CHAIN_CASE)
+    ratios = [level(c) / chain for c in cases]
+    worst = max(ratios, key=lambda r: abs(math.log(r)) if r > 0 else math.inf)
+    return Estimate(worst, math.nan, len(ratios), math.nan)
+
+
+@register("check")
+def net_loss_load_rises(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                        cases: Sequence[str] = (*COMPLEX_CASES, CHAIN_CASE)) -> Estimate:
+    """Spearman's rank correlation between MaxWin (the load) and the mean contention drop
+    probability at that MaxWin, per case; the smallest over ``cases`` (n = cases)."""
+    df = _columns(runs, lambda c: c.startswith("node.") and c.rsplit(".", 1)[-1] in ("mac_packets", "mac_drops"))
+    rhos = []
+    for case in cases:
+        d = df[df["name"] == case] if "name" in df.columns else df.iloc[0:0]
+        if d.empty:
+            raise SpecError(f"no runs of case '{case}'")
+        curve = _contention_probability(d).groupby(d["tcp.max_window"]).mean()
+        rhos.append(_spearman(list(curve.index), list(curve.values)))
+    return Estimate(min(rhos), math.nan, len(rhos), math.nan)

@@ -198,6 +198,131 @@ jiang_loss_6h_w8 = register("check", name="jiang_loss_6h_w8")(_loss_at({HOPS: 6,
 jiang_loss_6h_w4 = register("check", name="jiang_loss_6h_w4")(_loss_at({HOPS: 6, WIN: 4}))
 
 
+
+# --- side sweeps: how AODV learns of a broken link (docs/aodv.md) ------------------------
+
+#: AODV's route breaks of a run: links it found broken (MAC-detected, or with HELLO detection,
+#: neighbours that fell silent)
+ROUTE_BREAKS = "routing.route_breaks"
+
+
+def _no_ns2_side(runs: "pd.DataFrame | None", side: str) -> None:
+    """Side checks are called with ns-2.35's stored runs too; those have no side sweeps."""
+    if runs is not None and _is_ns2(runs):
+        raise SpecError(f"ns-2.35 has no runs of the side sweep '{side}'")
+
+
+@register("check")
+def jiang_side_received(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, side: str, hops: int,
+                        win: int) -> Estimate:
+    """Packets received in the run at (hops, W) on the side sweep ``side`` (hoptcp only:
+    ns-2.35 has no runs of the side sweeps)."""
+    _no_ns2_side(runs, side)
+    s = ctx.side(side)
+    return _metric_at(RECEIVED, {HOPS: hops, WIN: win})(s, s.runs, point)
+
+
+@register("check")
+def jiang_side_route_failures(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, side: str,
+                              hops: int, win: int) -> Estimate:
+    """Route failures at (hops, W) on the side sweep ``side``: the links AODV found broken
+    (``routing.route_breaks``), whichever way it detects them (hoptcp only)."""
+    _no_ns2_side(runs, side)
+    s = ctx.side(side)
+    return _metric_at(ROUTE_BREAKS, {HOPS: hops, WIN: win})(s, s.runs, point)
+
+
+
+# --- §5.1: simultaneous transmissions on the string, from a pcapng trace -----------------------
+
+def unicast_data_frames(trace: bytes) -> list[tuple[int, int, int, int, int]]:
+    """(interface, time ns, transmitter, receiver, sequence number) of every unicast 802.11 DATA
+    frame in a hoptcp pcapng trace (one interface per node, radiotap + 802.11, nanosecond
+    timestamps): the frames each node sent and those it received."""
+    import struct
+
+    out: list[tuple[int, int, int, int, int]] = []
+    i = 0
+    while i + 12 <= len(trace):
+        btype, blen = struct.unpack_from("<II", trace, i)
+        if blen < 12:
+            raise SpecError(f"pcapng: block of {blen} bytes at offset {i}")
+        if btype == 6:  # enhanced packet block
+            iface, hi, lo, cap = struct.unpack_from("<IIII", trace, i + 8)
+            pkt = trace[i + 28:i + 28 + cap]
+            rt = struct.unpack_from("<H", pkt, 2)[0] if len(pkt) >= 4 else 0
+            f = pkt[rt:]
+            if len(f) >= 24 and f[0] == 0x08 and f[4] != 0xFF:
+                ra = int.from_bytes(f[6:10], "big")
+                ta = int.from_bytes(f[12:16], "big")
+                seq = struct.unpack_from("<H", f, 22)[0] >> 4
+                out.append((iface, (hi << 32) | lo, ta, ra, seq))
+        i += blen
+    return out
+
+
+def max_simultaneous_transmissions(frames: Sequence[tuple[int, int, int, int, int]]) -> int:
+    """The largest number of successful DATA transmissions on the air at once: a transmission
+    runs from its sender's record (start of transmission) to its addressee's record (end of the
+    reception), the last attempt of that (sender, receiver, sequence number) before it."""
+    sent: dict[tuple[int, int, int], list[int]] = {}
+    for iface, t, ta, ra, seq in frames:
+        if iface == ta:
+            sent.setdefault((ta, ra, seq), []).append(t)
+    edges = []
+    for iface, t, ta, ra, seq in frames:
+        if iface == ra and iface != ta:
+            starts = [x for x in sent.get((ta, ra, seq), []) if x < t]
+            if starts:
+                edges += [(max(starts), 1), (t, -1)]
+    best = cur = 0
+    for _, d in sorted(edges, key=lambda e: (e[0], e[1])):  # an end before a start at the same instant
+        cur += d
+        best = max(best, cur)
+    return best
+
+
+@register("check")
+def jiang_simultaneous_tx(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, hops: int,
+                          win: int) -> Estimate:
+    """The most successful DATA transmissions on the air at once in a run of the ``hops``-hop
+    string at max window ``win`` (each seed rerun with a pcapng trace); mean over seeds."""
+    import tempfile
+    from pathlib import Path
+
+    from ...runner import run
+
+    if _is_ns2(runs):
+        raise SpecError("needs hoptcp's pcapng traces")
+    p, sel = _point_of(runs, ctx, {HOPS: hops, WIN: win})
+    out = []
+    for seed in sel["seed"]:
+        key = ("jiang_simultaneous_tx", ctx.name, hops, win, int(seed))
+        if key not in ctx.cache:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / "trace.pcapng"
+                run(ctx.scenario(p), seed=int(seed), pcap=str(path))
+                ctx.cache[key] = max_simultaneous_transmissions(unicast_data_frames(path.read_bytes()))
+        out.append(ctx.cache[key])
+    return mean_ci(out)
+
+
+
+@register("evidence")
+def jiang_capture_explains_concurrency(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> "Evidence":
+    """Shown when the claim's bound holds on the side sweep ``no-capture`` (the same runs with
+    capture off): §5.1's count assumes that any transmission within the interference range
+    destroys a reception, which capture (ns-2.35's CPThresh_, 10 dB) does not."""
+    from ..report import Evidence, claim_on
+
+    est, holds, dev = claim_on(ctx.side("no-capture"), claim, point)
+    if holds is None:
+        return Evidence(None, f"could not be measured on the side sweep 'no-capture': {dev}")
+    return Evidence(bool(holds), f"with capture off (radio.capture_db = 1000) the same measure gives {est.mean:.3g} "
+                                 f"over {est.n} runs ({dev})" + ("; the bound holds there" if holds else
+                                                                 "; the bound fails there too"))
+
+
 @register("check")
 def jiang_longest_pause_12h_w4(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Longest run of seconds with no packet received (after the first second), 12 hops, W = 4."""
@@ -560,6 +685,27 @@ def _best_size(hops: int) -> Callable[..., Estimate]:
 jiang_best_size_6h = register("check", name="jiang_best_size_6h")(_best_size(6))
 jiang_best_size_9h = register("check", name="jiang_best_size_9h")(_best_size(9))
 jiang_best_size_12h = register("check", name="jiang_best_size_12h")(_best_size(12))
+
+
+
+def rts_per_delivered_frame(row: Mapping[str, Any]) -> float:
+    """The largest, over the nodes of one run, of RTS frames sent per DATA frame delivered (MAC
+    ACK received): how many RTSs the most exposed node needs to get one frame across."""
+    ids = sorted({int(k.split(".")[1]) for k in row if k.startswith("node.") and k.endswith(".rts_sent")})
+    ratios = [float(row[f"node.{i}.rts_sent"]) / float(row[f"node.{i}.packets_acked"]) for i in ids
+              if (row.get(f"node.{i}.packets_acked") or 0) > 0]
+    return max(ratios) if ratios else math.nan
+
+
+@register("check")
+def jiang_rts_per_frame(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, hops: int,
+                        size: int) -> Estimate:
+    """RTS frames sent per DATA frame delivered at the most exposed node, on the ``hops``-hop
+    string with ``size``-byte segments; mean over seeds."""
+    _, sel = _point_of(runs, ctx, {HOPS: hops, SIZE: size})
+    if not any(str(c).endswith(".rts_sent") for c in sel.columns):
+        raise SpecError("no metric node.N.rts_sent in the runs")
+    return mean_ci([rts_per_delivered_frame(r) for r in sel.to_dict("records")])
 
 
 @register("check")

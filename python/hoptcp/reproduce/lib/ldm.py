@@ -191,6 +191,22 @@ def ldm_jain_goodput(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, A
     return mean_ci([jain([float(r[f"flow.{i}.goodput_bps"]) for i in flow_ids(r)]) for r in df.to_dict("records")])
 
 
+
+@register("check")
+def ldm_side_kbps(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, side: str,
+                  hops: int) -> Estimate:
+    """Aggregate goodput (kb/s) on the ``hops``-hop chain in a side sweep that runs regular TCP
+    only (the AODV link-detection sides): mean over its seeds. hoptcp only: called with
+    ns-2.35's stored runs (``ns2.`` columns), which have no side sweeps, it raises."""
+    if runs is not None and any(str(c).startswith("ns2.") for c in runs.columns):
+        raise SpecError(f"ns-2.35 has no runs of the side sweep '{side}'")
+    sel = ctx.side(side).runs
+    sel = sel[sel[HOPS] == hops]
+    if sel.empty:
+        raise SpecError(f"side sweep '{side}' has no runs on the {hops}-hop chain")
+    return mean_ci(sel["aggregate_goodput_bps"] / 1e3)
+
+
 @register("evidence")
 def ldm_route_breaks(ctx: "Context", claim: "Claim", point: Mapping[str, Any]) -> Any:
     """ns-2.35's stored runs agreeing with hoptcp (``ns2_agrees``) where there are some;
