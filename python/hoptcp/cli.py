@@ -137,8 +137,11 @@ def cli() -> None:
               help="Also record time series (repeatable or comma-separated): per flow cwnd, ssthresh, rtt, rto, "
                    "goodput; per node queue, mac; air (every frame on the air); gateway (TCP-GAP's estimate), "
                    "tcp_ap (TCP-AP senders'). In the --json result; draw them with hoptcp plot-run.")
+@click.option("--trace-ns2", "trace_ns2", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write ns-2's new wireless trace (use-newtrace format: AGT, RTR and MAC events, drops) "
+                   "to FILE, for the awk scripts and analysers written for ns-2 (docs/viewer.md).")
 def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None,
-        pcap_node: int | None, series: tuple[str, ...]) -> None:
+        pcap_node: int | None, series: tuple[str, ...], trace_ns2: str | None) -> None:
     """Run one simulation and print its summary tables."""
     from . import _bridge
     from .runner import with_series
@@ -147,8 +150,13 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
     if pcap_node is not None and pcap is None:
         raise SpecError(f"--pcap-node {pcap_node}: give the trace file with --pcap FILE")
     sc = Scenario.load(scenario).with_raw(_parse_sets(sets))
-    if series:
-        sc = with_series(sc, [k.strip() for item in series for k in item.split(",") if k.strip()])
+    kinds = [k.strip() for item in series for k in item.split(",") if k.strip()]
+    if trace_ns2 is not None:
+        _bridge.check_output_file(trace_ns2, "--trace-ns2")
+        if "air" not in kinds:
+            kinds.append("air")  # the trace is written from the air trace
+    if kinds:
+        sc = with_series(sc, kinds)
     bar = _RunProgress(sc.name, show=not as_json)
     try:
         with bar:
@@ -157,6 +165,16 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
         done = f" at {bar.fraction:.0%} of the simulated time" if bar.fraction else ""
         trace = f"; the trace in {pcap} is incomplete" if pcap else ""
         raise Interrupted(f"run interrupted{done}: single runs are not stored, nothing was kept{trace}") from None
+    if trace_ns2 is not None:
+        from .ns2.newtrace import write as write_ns2_trace
+
+        doc = json.loads(text)
+        n = write_ns2_trace(doc, trace_ns2)
+        if not any(k == "air" for item in series for k in item.split(",")):
+            doc.pop("air", None)  # asked for the trace, not the air trace in the result
+            text = json.dumps(doc)
+        if not as_json:
+            click.echo(f"wrote {trace_ns2} ({n:,} lines, ns-2 new wireless trace format)", err=True)
     if as_json:
         click.echo(text)
         return
