@@ -91,7 +91,8 @@
     ox = (W - spanX * sx) / 2; oy = (H - spanY * sx) / 2;
     for (let i = 0; i < nNodes; i++) { px[i] = ox + (xs[i] - minX) * sx; py[i] = oy + (maxY - ys[i]) * sx; }
     // about a quarter of the mean spacing between nodes, so that a dense network stays readable
-    rNode = Math.max(2, Math.min(9, 0.25 * Math.sqrt((spanX * sx + 1) * (spanY * sx + 1) / Math.max(1, nNodes))));
+    const area = Math.max(spanX * sx * spanY * sx, (Math.max(spanX, spanY) * sx) ** 2 / 4); // a chain is a line
+    rNode = Math.max(2, Math.min(9, 0.25 * Math.sqrt(area / Math.max(1, nNodes))));
     plotCache = null;
   }
 
