@@ -719,7 +719,7 @@ def view(scenario: str, sets: tuple[str, ...], seed: int | None, t_from: float |
         raise SpecError(f"--from {t_from} --to {t_to}: the window must have to > from")
     out = Path(output or f"{Path(scenario).stem}.html")
     _bridge.check_output_file(str(out), "-o")
-    sc = view_scenario(Scenario.load(scenario).with_raw(_parse_sets(sets)), t_from, t_to)
+    sc = view_scenario(Scenario.load(scenario).with_raw(_parse_sets(sets)), t_from, t_to, seed)
     r = run_scenario(sc, seed=seed)
     out.write_text(render_html(r.raw, sc.resolved(), t_from, t_to), encoding="utf-8")
     click.echo(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")

@@ -22,6 +22,10 @@ from ..errors import SpecError
 
 #: the series a view needs recorded (the air trace, queue and MAC state per node, cwnd, goodput)
 VIEW_SERIES = ("air", "cwnd", "goodput", "queue", "mac")
+#: above this many nodes a view does not record the ``mac`` series: every hearer of every frame
+#: changes state twice, about a million points per simulated second for 1,000 nodes; the page
+#: then shows each node transmitting or receiving from the air trace instead
+MAC_STATES_MAX_NODES = 300
 
 
 class _Pack:
@@ -155,6 +159,7 @@ def build_payload(raw: Mapping[str, Any], scenario: Mapping[str, Any], t_from: f
         "tx_range": radio.get("tx_range_m", 250.0), "cs_range": radio.get("cs_range_m", 550.0),
         "queue_limit": (scenario.get("mac") or {}).get("queue_limit", 50),
         "flows": flows, "drop_causes": air["drop_causes"], "fates": air["fates"],
+        "mac_states": "mac" in ts,
         "columns": pack.index, "frames": int(len(sel)), "drops": int(len(dsel)),
     }
     return meta, pack.blob()
@@ -206,16 +211,20 @@ def view(scenario: Any, seed: int | None = None, t_from: float | None = None, t_
     sc = as_scenario(scenario)
     if overrides:
         sc = sc.with_(**overrides)
-    sc = view_scenario(sc, t_from, t_to)
+    sc = view_scenario(sc, t_from, t_to, seed)
     r = run(sc, seed=seed)
     return View(render_html(r.raw, sc.resolved(), t_from, t_to))
 
 
-def view_scenario(sc: Any, t_from: float | None, t_to: float | None) -> Any:
-    """``sc`` recording the viewer's series (kept with any it already records), the air trace
-    limited to the window."""
+def view_scenario(sc: Any, t_from: float | None, t_to: float | None, seed: int | None = None) -> Any:
+    """``sc`` recording the viewer's series (kept with any it already records; ``mac`` only up
+    to :data:`MAC_STATES_MAX_NODES` nodes), the air trace limited to the window."""
+    from .. import _bridge
+
+    nodes = len(json.loads(_bridge.plan_json(sc.toml, sc.overrides, seed))["positions"])
+    wanted = set(VIEW_SERIES) - ({"mac"} if nodes > MAC_STATES_MAX_NODES else set())
     current = list((sc.resolved().get("stats") or {}).get("series") or [])
-    sc = sc.with_overrides({"stats.series": sorted(set(current) | set(VIEW_SERIES))})
+    sc = sc.with_overrides({"stats.series": sorted(set(current) | wanted)})
     if t_from is not None or t_to is not None:
         lo = 0.0 if t_from is None else float(t_from)
         hi = float(sc.resolved()["duration_s"]) if t_to is None else float(t_to)

@@ -81,6 +81,7 @@
   let minX = Math.min(...xs), maxX = Math.max(...xs), minY = Math.min(...ys), maxY = Math.max(...ys);
   let rNode = 6;
   const px = new Float64Array(nNodes), py = new Float64Array(nNodes);
+  const airState = new Uint8Array(nNodes);
 
   function layout() {
     dpr = window.devicePixelRatio || 1;
@@ -111,14 +112,16 @@
       c.setLineDash([5, 4]); c.beginPath(); c.arc(px[hover], py[hover], meta.cs_range * sx, 0, 2 * Math.PI); c.stroke();
       c.setLineDash([]);
     }
-    // frames on the air now
+    // frames on the air now (without the mac series: they give each node's tx/rx state)
     const hi = upper(fStart, t);
     let lo = lower(fStart, t - maxAir);
     let onAir = 0;
+    if (!meta.mac_states) airState.fill(0);
     for (let i = lo; i < hi; i++) {
       if (fEnd[i] <= t) continue;
       onAir++;
       const k = col["f.kind"][i], a = col["f.tx"][i], b = col["f.ra"][i];
+      if (!meta.mac_states) { airState[a] = 3; if (b >= 0 && airState[b] === 0) airState[b] = 4; }
       c.strokeStyle = KCOL[k]; c.fillStyle = KCOL[k];
       if (b < 0) {
         c.globalAlpha = 0.18; c.beginPath(); c.arc(px[a], py[a], meta.tx_range * sx, 0, 2 * Math.PI); c.fill(); c.globalAlpha = 1;
@@ -134,7 +137,7 @@
     // nodes: MAC state colour, queue bar
     const ql = Math.max(1, meta.queue_limit);
     for (let n = 0; n < nNodes; n++) {
-      const s = at(S.mac, n, t, 0);
+      const s = meta.mac_states ? at(S.mac, n, t, 0) : airState[n];
       c.fillStyle = SCOL[s] || SCOL[0];
       c.beginPath(); c.arc(px[n], py[n], rNode, 0, 2 * Math.PI); c.fill();
       if (nNodes <= 200) { c.strokeStyle = "#555"; c.stroke(); }
@@ -287,7 +290,8 @@
     hover = best;
     if (best >= 0) {
       tip.style.display = "block"; tip.style.left = `${e.offsetX + 14}px`; tip.style.top = `${e.offsetY + 10}px`;
-      tip.textContent = `node ${best}  (${xs[best].toFixed(0)}, ${ys[best].toFixed(0)}) m\nMAC ${STATE[at(S.mac, best, V.t, 0)]}\nqueue ${at(S.queue, best, V.t, 0)}\n` +
+      const st = meta.mac_states ? STATE[at(S.mac, best, V.t, 0)] : `${STATE[airState[best]]} (on the air)`;
+      tip.textContent = `node ${best}  (${xs[best].toFixed(0)}, ${ys[best].toFixed(0)}) m\nMAC ${st}\nqueue ${at(S.queue, best, V.t, 0)}\n` +
         `tx range ${meta.tx_range} m (solid), carrier sense ${meta.cs_range} m (dashed)`;
     } else tip.style.display = "none";
     if (!V.playing) draw();
@@ -295,8 +299,9 @@
   topo.onmouseleave = () => { hover = -1; tip.style.display = "none"; if (!V.playing) draw(); };
   window.addEventListener("resize", () => { layout(); draw(); });
   $("legend").innerHTML =
-    KIND.map((k, i) => `<span class="k" style="background:${KCOL[i]}"></span>${k}`).join("") + " &nbsp;|&nbsp; MAC:" +
-    STATE.map((s, i) => `<span class="k" style="background:${SCOL[i]};border-radius:5px"></span>${s}`).join("") +
+    KIND.map((k, i) => `<span class="k" style="background:${KCOL[i]}"></span>${k}`).join("") +
+    (meta.mac_states ? " &nbsp;|&nbsp; MAC:" : " &nbsp;|&nbsp; on the air (no mac series):") +
+    STATE.map((s, i) => (meta.mac_states || i === 0 || i >= 3 ? `<span class="k" style="background:${SCOL[i]};border-radius:5px"></span>${s}` : "")).join("") +
     ` &nbsp;|&nbsp; <b style="color:#e74c3c">&#10005;</b> lost at receiver, <b style="color:#c0392b">&#9711;</b> retry-limit drop` +
     ` &nbsp;|&nbsp; ${meta.name}, seed ${meta.seed}, ${nNodes} nodes, ${nF.toLocaleString()} frames, hoptcp ${meta.version}`;
   layout();
