@@ -26,11 +26,12 @@ if TYPE_CHECKING:
     from .stats import batch_means, flow_batch_means, jain, mean_ci, summarize
     from .store import Store
     from .sweep import SweepSpec, load, sweep
+    from .viewer import view
 
 _getattr = _lazy.exports(__name__, {
     "model": "models", "RunResult": "results", "run": "runner", "Scenario": "scenario",
     "batch_means": "stats", "flow_batch_means": "stats", "jain": "stats", "mean_ci": "stats", "summarize": "stats",
-    "Store": "store", "SweepSpec": "sweep", "load": "sweep", "sweep": "sweep",
+    "Store": "store", "SweepSpec": "sweep", "load": "sweep", "sweep": "sweep", "view": "viewer",
 })
 
 
@@ -51,6 +52,6 @@ def __getattr__(name: str) -> object:  # PEP 562
         return v
     return _getattr(name)
 
-__all__ = ["Scenario", "run", "sweep", "load", "summarize", "model", "RunResult", "SpecError",
+__all__ = ["Scenario", "run", "view", "sweep", "load", "summarize", "model", "RunResult", "SpecError",
            "ScenarioError", "SweepSpec", "mean_ci", "batch_means", "flow_batch_means", "jain", "Store",
            "__version__"]

@@ -135,10 +135,14 @@ def cli() -> None:
               help="With --pcap: node N's frames alone, the view for Wireshark's TCP analysis "
                    "(see docs/testing.md, Wireshark).")
 @click.option("--series", "series", multiple=True, metavar="KIND",
-              help="Also record a time series (repeatable or comma-separated): gateway (TCP-GAP's estimate "
-                   "per flow), tcp_ap (TCP-AP senders'). In the --json result; draw it with hoptcp plot --run.")
+              help="Also record time series (repeatable or comma-separated): per flow cwnd, ssthresh, rtt, rto, "
+                   "goodput; per node queue, mac; air (every frame on the air); gateway (TCP-GAP's estimate), "
+                   "tcp_ap (TCP-AP senders'). In the --json result; draw them with hoptcp plot-run.")
+@click.option("--trace-ns2", "trace_ns2", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write ns-2's new wireless trace (use-newtrace format: AGT, RTR and MAC events, drops) "
+                   "to FILE, for the awk scripts and analysers written for ns-2 (docs/viewer.md).")
 def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None,
-        pcap_node: int | None, series: tuple[str, ...]) -> None:
+        pcap_node: int | None, series: tuple[str, ...], trace_ns2: str | None) -> None:
     """Run one simulation and print its summary tables."""
     from . import _bridge
     from .runner import with_series
@@ -147,8 +151,13 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
     if pcap_node is not None and pcap is None:
         raise SpecError(f"--pcap-node {pcap_node}: give the trace file with --pcap FILE")
     sc = Scenario.load(scenario).with_raw(_parse_sets(sets))
-    if series:
-        sc = with_series(sc, [k.strip() for item in series for k in item.split(",") if k.strip()])
+    kinds = [k.strip() for item in series for k in item.split(",") if k.strip()]
+    if trace_ns2 is not None:
+        _bridge.check_output_file(trace_ns2, "--trace-ns2")
+        if "air" not in kinds:
+            kinds.append("air")  # the trace is written from the air trace
+    if kinds:
+        sc = with_series(sc, kinds)
     bar = _RunProgress(sc.name, show=not as_json)
     try:
         with bar:
@@ -157,6 +166,16 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
         done = f" at {bar.fraction:.0%} of the simulated time" if bar.fraction else ""
         trace = f"; the trace in {pcap} is incomplete" if pcap else ""
         raise Interrupted(f"run interrupted{done}: single runs are not stored, nothing was kept{trace}") from None
+    if trace_ns2 is not None:
+        from .ns2.newtrace import write as write_ns2_trace
+
+        doc = json.loads(text)
+        n = write_ns2_trace(doc, trace_ns2)
+        if not any(k == "air" for item in series for k in item.split(",")):
+            doc.pop("air", None)  # asked for the trace, not the air trace in the result
+            text = json.dumps(doc)
+        if not as_json:
+            click.echo(f"wrote {trace_ns2} ({n:,} lines, ns-2 new wireless trace format)", err=True)
     if as_json:
         click.echo(text)
         return
@@ -727,6 +746,85 @@ def plot(store: str | None, sweep: str | None, x: str | None, y: str | None, hue
     df = select_rows(df, conditions)
     out = output or f"{name.replace('/', '_')}-{y.replace('*', 'x')}.png"
     save_sweep_plot(df, out, x=x, y=y, hue=hue, title=name, logx=logx, ymin=ymin)
+    click.echo(f"wrote {out}")
+
+
+@cli.command()
+@click.argument("scenario", metavar="SCENARIO.toml")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a scenario key (repeatable).")
+@click.option("--seed", type=int, default=None, help="Random seed (default: the scenario's).")
+@click.option("--from", "t_from", type=float, default=None, help="Start of the replayed window (s; default 0).")
+@click.option("--to", "t_to", type=float, default=None, help="End of the replayed window (s; default the end).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="The HTML file (default SCENARIO's name + .html).")
+def view(scenario: str, sets: tuple[str, ...], seed: int | None, t_from: float | None, t_to: float | None,
+         output: str | None) -> None:
+    """Run a scenario and write ONE self-contained HTML file that replays it: the topology to
+    scale, frames on the air with collisions and retry-limit drops, queues and MAC states, and
+    a linked plot (cwnd, queue, goodput). Opens in any browser, offline; see docs/viewer.md."""
+    from . import _bridge
+    from .runner import run as run_scenario
+    from .scenario import Scenario
+    from .viewer import render_html, view_scenario
+
+    if t_from is not None and t_from < 0:
+        raise SpecError(f"--from {t_from}: must be >= 0 seconds")
+    if t_from is not None and t_to is not None and not t_to > t_from:
+        raise SpecError(f"--from {t_from} --to {t_to}: the window must have to > from")
+    out = Path(output or f"{Path(scenario).stem}.html")
+    _bridge.check_output_file(str(out), "-o")
+    sc = view_scenario(Scenario.load(scenario).with_raw(_parse_sets(sets)), t_from, t_to, seed)
+    r = run_scenario(sc, seed=seed)
+    out.write_text(render_html(r.raw, sc.resolved(), t_from, t_to), encoding="utf-8")
+    click.echo(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+
+
+@cli.command("plot-run")
+@click.argument("run_file", metavar="RUN")
+@click.option("--series", "panels", multiple=True, metavar="KIND",
+              help="Panels, top to bottom (repeatable or comma-separated): cwnd, ssthresh, rtt, rto, goodput, "
+                   "queue, mac. Default: cwnd and queue.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="When RUN is a scenario: override a key (repeatable).")
+@click.option("--seed", type=int, default=None, help="When RUN is a scenario: the seed.")
+@click.option("--flow", "flows", multiple=True, type=int, help="Only this flow id (repeatable).")
+@click.option("--node", "nodes", multiple=True, type=int, help="Only this node in queue/mac maps (repeatable).")
+@click.option("--from", "t_from", type=float, default=None, help="Start of the time axis (s).")
+@click.option("--to", "t_to", type=float, default=None, help="End of the time axis (s).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Image file (.png, .pdf, .svg; default RUN's name + .png).")
+def plot_run(run_file: str, panels: tuple[str, ...], sets: tuple[str, ...], seed: int | None,
+             flows: tuple[int, ...], nodes: tuple[int, ...], t_from: float | None, t_to: float | None,
+             output: str | None) -> None:
+    """Draw a run's time series: cwnd per flow against time, queue length per node along a
+    chain, and the other kinds. RUN is a result (hoptcp run --series cwnd,queue --json >
+    RUN.json) or a scenario (.toml), which is run here with the series the panels need."""
+    from .plotting import RUN_PANELS, check_image_path, save_run_plot
+    from .results import RunResult
+
+    kinds = [k.strip() for item in panels for k in item.split(",") if k.strip()] or ["cwnd", "queue"]
+    for k in kinds:
+        if k not in RUN_PANELS:
+            raise SpecError(f"--series {k}: unknown; plot-run draws {', '.join(RUN_PANELS)}")
+    path = Path(run_file)
+    if not path.is_file():
+        raise SpecError(f"RUN {run_file}: no such file (a result of hoptcp run --json, or a scenario .toml)")
+    if path.suffix == ".toml":
+        from . import runner
+        from .scenario import Scenario
+
+        sc = Scenario.load(path).with_raw(_parse_sets(sets))
+        r = runner.run(sc, seed=seed, series=kinds)
+    else:
+        if sets or seed is not None:
+            raise SpecError("--set and --seed apply when RUN is a scenario (.toml), not a stored result")
+        try:
+            r = RunResult(path.read_text())
+        except ValueError as exc:
+            raise SpecError(f"RUN {run_file}: not a run result (JSON of hoptcp run --json): {exc}") from None
+    out = output or f"{path.stem}.png"
+    check_image_path(out)
+    save_run_plot(r, out, kinds, flows=list(flows) or None, nodes=list(nodes) or None, xlim=(t_from, t_to))
     click.echo(f"wrote {out}")
 
 

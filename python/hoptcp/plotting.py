@@ -174,11 +174,11 @@ def plot_time_series(runs: Sequence[tuple[str, Any]], fig: "Figure", *, kind: st
     ``runs`` are (label, :class:`~hoptcp.results.RunResult`) pairs; ``kind`` picks one series
     (default: every kind each run holds). Samples (RTTs, goodput) are dots, states steps.
     """
-    from .results import SERIES_KINDS
+    from .results import PACING_SERIES_KINDS
 
     frames = []
     for label, r in runs:
-        held = [k for k in SERIES_KINDS if k in (r.raw.get("time_series") or {})]
+        held = [k for k in PACING_SERIES_KINDS if k in (r.raw.get("time_series") or {})]
         kinds = [kind] if kind is not None else held
         if not kinds:
             raise SpecError(f"run {label}: no time series; run it with hoptcp run --series gateway --json")
@@ -222,4 +222,111 @@ def save_time_series_plot(runs: Sequence[tuple[str, Any]], path: str | Path, **k
     n = len(kw.get("metrics") or DEFAULT_SERIES_METRICS)
     fig = new_figure(7.0, 1.8 * n + 0.8)
     plot_time_series(runs, fig, **kw)
+    return save(fig, path)
+
+
+#: the panels ``hoptcp plot-run`` can draw, in this order
+RUN_PANELS = ("cwnd", "ssthresh", "rtt", "rto", "goodput", "queue", "mac")
+
+
+def _grid(df: "pd.DataFrame", key: str, ids: Sequence[int], t: Any, end: float) -> Any:
+    """Step functions of ``df`` (one per id, metric filtered already) sampled at times ``t``:
+    an array ids × times, NaN before an id's first point."""
+    import numpy as np
+
+    out = np.full((len(ids), len(t)), np.nan)
+    for row, i in enumerate(ids):
+        g = df[df[key] == i]
+        if len(g):
+            idx = np.searchsorted(g["time_s"].to_numpy(), t, side="right") - 1
+            vals = g["value"].to_numpy()
+            out[row] = np.where(idx >= 0, vals[np.clip(idx, 0, None)], np.nan)
+    return out
+
+
+def plot_run(r: Any, fig: "Figure", panels: Sequence[str], *, flows: Sequence[int] | None = None,
+             nodes: Sequence[int] | None = None, xlim: tuple[float | None, float | None] = (None, None),
+             goodput_bin_s: float = 1.0) -> list["Axes"]:
+    """The classic figures of one run, one panel per series kind, on a shared time axis:
+    cwnd (and ssthresh) per flow as steps; RTT samples as dots; the RTO with its timeouts
+    marked; goodput per flow in ``goodput_bin_s`` bins; queue length and MAC state per node
+    as a node × time map (a chain reads top to bottom)."""
+    import numpy as np
+
+    from .results import MAC_STATES
+
+    for p in panels:
+        if p not in RUN_PANELS:
+            raise SpecError(f"--series {p}: unknown; plot-run draws {', '.join(RUN_PANELS)}")
+    end = float(r.raw.get("duration_s") or 0.0)
+    lo = xlim[0] if xlim[0] is not None else 0.0
+    hi = xlim[1] if xlim[1] is not None else end
+    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, kind in zip(axes, panels):
+        df = r.timeseries(kind)
+        key = "node" if kind in ("queue", "mac") else "flow"
+        keep = nodes if key == "node" else flows
+        if keep:
+            df = df[df[key].isin(list(keep))]
+        if kind in ("queue", "mac"):
+            metric = "queue" if kind == "queue" else "state"
+            d = df[df["metric"] == metric]
+            ids = sorted(int(i) for i in d[key].unique())
+            if not ids:
+                ax.text(0.5, 0.5, f"no {kind} points", ha="center", transform=ax.transAxes)
+                continue
+            t = np.linspace(lo, hi, 1200)
+            z = _grid(d, key, ids, t, end)
+            if kind == "queue":
+                im = ax.imshow(z, aspect="auto", origin="upper", interpolation="nearest", cmap="viridis",
+                               extent=(lo, hi, len(ids) - 0.5, -0.5))
+                fig.colorbar(im, ax=ax, label="queue (packets)", pad=0.01)
+            else:
+                from matplotlib.colors import ListedColormap
+
+                cmap = ListedColormap(["#f2f2f2", "#f6c85f", "#9dd866", "#ca472f", "#0b84a5"])
+                im = ax.imshow(z, aspect="auto", origin="upper", interpolation="nearest", cmap=cmap, vmin=-0.5,
+                               vmax=len(MAC_STATES) - 0.5, extent=(lo, hi, len(ids) - 0.5, -0.5))
+                cb = fig.colorbar(im, ax=ax, ticks=range(len(MAC_STATES)), pad=0.01)
+                cb.ax.set_yticklabels(MAC_STATES)
+            step = max(1, len(ids) // 12)
+            ax.set_yticks(range(0, len(ids), step), [str(i) for i in ids[::step]])
+            ax.set_ylabel("node")
+            continue
+        for fid, g in df.groupby(key, sort=True):
+            name = f"flow {fid}"
+            if kind == "cwnd":
+                g = g[g["metric"] == "cwnd"]
+                ax.step(g["time_s"], g["value"], where="post", linewidth=0.8, label=name)
+            elif kind == "ssthresh":
+                ax.step(g["time_s"], g["value"], where="post", linewidth=0.8, label=name)
+            elif kind == "rtt":
+                ax.plot(g["time_s"], g["value"] * 1e3, ".", markersize=2, label=name)
+            elif kind == "rto":
+                rto = g[g["metric"] == "rto_s"]
+                line = ax.step(rto["time_s"], rto["value"], where="post", linewidth=0.8, label=name)[0]
+                tos = g[g["metric"] == "timeouts"]
+                if len(tos):
+                    at = np.searchsorted(rto["time_s"].to_numpy(), tos["time_s"].to_numpy(), side="right") - 1
+                    ax.plot(tos["time_s"], rto["value"].to_numpy()[np.clip(at, 0, None)], "x",
+                            color=line.get_color(), markersize=5)
+            elif kind == "goodput":
+                edges = np.arange(0.0, end + goodput_bin_s, goodput_bin_s)
+                cum = np.interp(edges, g["time_s"].to_numpy(), g["value"].to_numpy(), left=0.0)
+                ax.step(edges[1:], np.diff(cum) * 8 / goodput_bin_s / 1e3, where="pre", linewidth=0.8,
+                        label=name)
+        ax.set_ylabel({"cwnd": "cwnd (packets)", "ssthresh": "ssthresh (packets)", "rtt": "RTT (ms)",
+                       "rto": "RTO (s), x = timeout", "goodput": "goodput (kb/s)"}[kind])
+        ax.grid(True, alpha=0.3)
+        if df[key].nunique() > 1:
+            ax.legend(fontsize="small", ncol=4)
+    axes[-1].set_xlabel("time (s)")
+    axes[-1].set_xlim(lo, hi)
+    return list(axes)
+
+
+def save_run_plot(r: Any, path: str | Path, panels: Sequence[str], **kw: Any) -> Path:
+    check_image_path(path)
+    fig = new_figure(8.0, 2.2 * len(panels) + 0.8)
+    plot_run(r, fig, panels, **kw)
     return save(fig, path)

@@ -16,9 +16,14 @@ if TYPE_CHECKING:  # pragma: no cover
 #: keys of the result that are run metadata, not metrics
 META_KEYS = frozenset({"seed", "hoptcp_version"})
 #: keys holding time series (lists), kept out of the scalar metrics
-SERIES_KEYS = frozenset({"series", "time_series"})
-#: the time series a run can record (``stats.series``; ``hoptcp run --series``)
-SERIES_KINDS = ("gateway", "tcp_ap")
+SERIES_KEYS = frozenset({"series", "time_series", "air"})
+#: the time series a run can record (``stats.series``; ``hoptcp run --series``); ``air`` is the
+#: air trace (frames, their fates, packet events, drops: :attr:`RunResult.air`), not a table
+SERIES_KINDS = ("gateway", "tcp_ap", "cwnd", "ssthresh", "rtt", "rto", "goodput", "queue", "mac", "air")
+#: the kinds :meth:`RunResult.time_series` and ``hoptcp plot --run`` draw (pacing estimators)
+PACING_SERIES_KINDS = ("gateway", "tcp_ap")
+#: values of the ``mac`` series' ``state`` metric
+MAC_STATES = ("idle", "backoff", "defer", "tx", "rx")
 #: column order of the flow and node tables (other keys follow, in the core's order)
 FLOW_ORDER = ("src", "dst", "transport", "app", "hops", "packets_sent", "packets_delivered", "bytes_delivered",
               "goodput_bps", "avg_cwnd", "avg_rtt_s", "retransmissions", "timeouts", "fast_retransmits")
@@ -274,6 +279,46 @@ class RunResult:
         columns = ["time_s", "flow", "goodput_bps"] + (["route_breaks"] if breaks is not None else [])
         return pd.DataFrame(rows, columns=columns)
 
+    def timeseries(self, kind: str) -> "pd.DataFrame":
+        """A time series the run recorded (``hoptcp.run(..., series=[kind])``, ``hoptcp run
+        --series KIND`` or ``stats.series``), long format: ``time_s``, ``flow`` or ``node`` (what
+        the kind is kept per), ``metric``, ``value``; one row each time a value changed.
+
+        Per flow: ``cwnd`` (metrics ``cwnd``, the window the sender uses, fast-recovery inflation
+        included, and ``cwnd_traced``, ns-2's traced ``cwnd_`` without it), ``ssthresh``, ``rtt``
+        (``rtt_s``, every sample), ``rto`` (``rto_s``, and the running counts ``timeouts`` and
+        ``retransmissions``), ``goodput`` (``bytes_delivered`` so far). Per node: ``queue``
+        (interface-queue length), ``mac`` (``state``: an index into :data:`MAC_STATES`;
+        ``retries`` and ``drops`` so far). ``gateway`` and ``tcp_ap``: see :meth:`time_series`.
+        """
+        import pandas as pd
+
+        if kind not in SERIES_KINDS or kind == "air":
+            allowed = ", ".join(k for k in SERIES_KINDS if k != "air")
+            hint = " (the air trace is RunResult.air)" if kind == "air" else ""
+            raise SpecError(f"series kind {kind!r}: unknown; expected one of {allowed}{hint}")
+        table = (self.raw.get("time_series") or {}).get(kind)
+        if table is None:
+            raise SpecError(f"this run has no {kind!r} series: run it with series=[{kind!r}] "
+                            f"(hoptcp run --series {kind}, or stats.series = [\"{kind}\"])")
+        key = table.get("keyed_by", "flow")
+        metric = pd.Categorical.from_codes(table["metric"], categories=list(table["metrics"]))
+        return pd.DataFrame({"time_s": table["time_s"], key: table["flow"], "metric": metric,
+                             "value": table["value"]}, columns=["time_s", key, "metric", "value"])
+
+    @property
+    def air(self) -> dict[str, Any]:
+        """The air trace (``series=["air"]``): ``frames`` (one per frame put on the air: start,
+        airtime, transmitter, kind, receiver, packet row, retry-limit drop), ``rx`` (each frame's
+        fate at each intended receiver), ``packet_events`` (agent send/receive, forwarding),
+        ``drops``, ``packets`` (the rows those refer to), node positions ``x``/``y`` and the
+        name tables; all columns as lists, times in ns."""
+        a = self.raw.get("air")
+        if a is None:
+            raise SpecError('this run has no air trace: run it with series=["air"] '
+                            '(hoptcp run --series air, or stats.series = ["air"])')
+        return dict(a)
+
     def time_series(self, kind: str = "gateway") -> "pd.DataFrame":
         """A time series the run recorded (``series=["gateway"]`` or ``stats.series``), long
         format: ``time_s``, ``flow`` (flow id), ``metric``, ``value``; one row each time a value
@@ -286,18 +331,10 @@ class RunResult:
         wireless sender's ACK), ``goodput_bps`` and ``cap_pps`` (Goodput Control, each period;
         cap 0 = none).
         """
-        import pandas as pd
-
-        if kind not in SERIES_KINDS:
-            raise SpecError(f"series kind {kind!r}: unknown; expected one of {', '.join(SERIES_KINDS)}")
-        table = (self.raw.get("time_series") or {}).get(kind)
-        if table is None:
-            raise SpecError(f"this run has no {kind!r} series: run it with series=[{kind!r}] "
-                            f"(hoptcp run --series {kind}, or stats.series = [\"{kind}\"])")
-        names = list(table["metrics"])
-        metric = pd.Categorical.from_codes(table["metric"], categories=names)
-        return pd.DataFrame({"time_s": table["time_s"], "flow": table["flow"], "metric": metric,
-                             "value": table["value"]}, columns=["time_s", "flow", "metric", "value"])
+        if kind not in PACING_SERIES_KINDS:
+            raise SpecError(f"series kind {kind!r}: time_series() reads {', '.join(PACING_SERIES_KINDS)}; "
+                            "the other kinds are read with timeseries(kind)")
+        return self.timeseries(kind)
 
     def to_json(self) -> str:
         return json.dumps(self.raw, sort_keys=True, separators=(",", ":"))

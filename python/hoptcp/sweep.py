@@ -28,7 +28,8 @@ from .store import DEFAULT_STORE, Store, make_frame, select_metrics
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-SPEC_KEYS = ("name", "description", "scenario", "seeds", "replications", "metrics", "grid", "zip", "set")
+SPEC_KEYS = ("name", "description", "scenario", "seeds", "replications", "metrics", "grid", "zip", "set",
+             "series")
 
 
 def _fmt(v: Any) -> str:
@@ -85,8 +86,15 @@ class SweepSpec:
               grid: Mapping[str, Any] | None = None, zip: Mapping[str, Any] | None = None,
               set: Mapping[str, Any] | None = None, seeds: Iterable[int] | None = None,
               replications: int | None = None, metrics: Sequence[str] | None = None,
-              description: str = "") -> "SweepSpec":
+              description: str = "", series: Sequence[str] | None = None) -> "SweepSpec":
         sc = as_scenario(scenario)
+        if series is not None:
+            # Time series every run records (and the store keeps): stats.series at every point.
+            if isinstance(series, str) or not all(isinstance(k, str) and k for k in series):
+                raise SpecError(f"series: expected a list of series kinds, e.g. [\"cwnd\"], got {_fmt(series)}")
+            if "stats.series" in _table("set", set):
+                raise SpecError("series: stats.series is also given in [set]; give it once")
+            set = {**_table("set", set), "stats.series": list(series)}
         grid_t = {k: _as_list(f"grid.{k}", v) for k, v in _table("grid", grid).items()}
         zip_t = {k: _as_list(f"zip.{k}", v) for k, v in _table("zip", zip).items()}
         set_t = _table("set", set)
@@ -155,7 +163,7 @@ class SweepSpec:
         try:
             return cls.build(scenario, name=name, grid=doc.get("grid"), zip=doc.get("zip"), set=doc.get("set"),
                              seeds=doc.get("seeds"), replications=doc.get("replications"),
-                             metrics=doc.get("metrics"), description=desc)
+                             metrics=doc.get("metrics"), description=desc, series=doc.get("series"))
         except SpecError as exc:
             raise SpecError(f"{origin}: {exc}") from None
 

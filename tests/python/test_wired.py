@@ -120,7 +120,7 @@ def test_series_from_the_cli_and_its_plot(real_core, tmp_path, capsys):
     assert png.stat().st_size > 1000
     assert main(["plot", "--run", str(out), "-m", "no_such_metric", "-o", str(png)]) == 2
     assert "--metric no_such_metric: unknown" in capsys.readouterr().err
-    assert main(["run", str(EXAMPLES / "gap-chain.toml"), "--series", "cwnd"]) == 2
+    assert main(["run", str(EXAMPLES / "gap-chain.toml"), "--series", "cwdn"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "stats.series" in err[0] and "gateway" in err[0]
     assert main(["plot", "-o", str(png)]) == 2

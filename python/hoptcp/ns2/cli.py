@@ -82,7 +82,10 @@ def ns2() -> None:
 @_set_option
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write the Tcl script here (default: standard output).")
-def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: str | None) -> None:
+@click.option("--new-trace", "new_trace", is_flag=True,
+              help="Trace every agent, routing and MAC event in ns-2's new wireless format (use-newtrace), "
+                   "as hoptcp run --trace-ns2 writes it.")
+def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: str | None, new_trace: bool) -> None:
     """Write an ns-2.35 Tcl script equivalent to SCENARIO.
 
     Run it with `ns FILE.tcl [OUT]`; it writes OUT.tr, OUT.cwnd and OUT.stats, which
@@ -93,7 +96,7 @@ def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: s
 
     if output is not None:
         check_output_file(output, "-o")
-    exp = export(_load(scenario, sets), seed)
+    exp = export(_load(scenario, sets), seed, new_trace=new_trace)
     if output is None:
         click.echo(exp.tcl, nl=False)
     else:

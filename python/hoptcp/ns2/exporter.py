@@ -362,8 +362,13 @@ def _diameter_of(links: Sequence[Sequence[int]], nodes: Sequence[int]) -> int:
 
 # --- the script -----------------------------------------------------------------------------
 
-def export(scenario: Scenario, seed: int | None = None, *, name: str | None = None) -> Export:
-    """The ns-2.35 script for ``scenario`` with run seed ``seed`` (default: the scenario's)."""
+def export(scenario: Scenario, seed: int | None = None, *, name: str | None = None,
+           new_trace: bool = False) -> Export:
+    """The ns-2.35 script for ``scenario`` with run seed ``seed`` (default: the scenario's).
+
+    ``new_trace``: the trace file is in ns-2's new wireless format (``$ns use-newtrace``) and
+    holds every agent, routing and MAC event (``-agentTrace ON -routerTrace ON -macTrace ON``),
+    the trace ``hoptcp run --trace-ns2`` writes (see docs/viewer.md)."""
     plan = json.loads(_bridge.plan_json(scenario.toml, scenario.overrides, seed))
     sc, flows, positions, links = plan["scenario"], plan["flows"], plan["positions"], plan["links"]
     check_expressible(sc, flows)
@@ -473,6 +478,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         w("AddrParams set domain_num_ 2")
         w("AddrParams set cluster_num_ {1 1}")
         w(f"AddrParams set nodes_num_ {{{n_wired} {nn}}}")
+    if new_trace:
+        w("$ns_ use-newtrace")
     w("set tracefd [open $opt(out).tr w]")
     w("$ns_ trace-all $tracefd")
     w("set cwndfd [open $opt(out).cwnd w]")
@@ -490,7 +497,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w(f"$ns_ node-config -adhocRouting {rmap.adhoc_routing} -llType LL -macType Mac/802_11 \\")
     w(f"    -ifqType Queue/DropTail/PriQueue -ifqLen {mac['queue_limit']} -antType Antenna/OmniAntenna \\")
     w("    -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy -channel $chan -topoInstance $topo \\")
-    w("    -agentTrace OFF -routerTrace OFF -macTrace OFF -movementTrace OFF")
+    on = "ON" if new_trace else "OFF"
+    w(f"    -agentTrace {on} -routerTrace {on} -macTrace {on} -movementTrace OFF")
     w("")
     addr = "1.0.$i" if gateway is not None else ""
     w(f"# --- nodes (hoptcp positions shifted by ({_g(dx)}, {_g(dy)}) m: ns-2's flat grid starts at 0)")
@@ -503,7 +511,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w("    $node_($i) set X_ $x")
     w("    $node_($i) set Y_ $y")
     w("    $node_($i) set Z_ 0.0")
-    w("    [$node_($i) set mac_(0)] drop-target [cmu-trace Drop \"MAC\" $node_($i)]")
+    if not new_trace:  # (with the MAC trace on, ns-2 gives the MAC its drop target)
+        w("    [$node_($i) set mac_(0)] drop-target [cmu-trace Drop \"MAC\" $node_($i)]")
     w("}")
     order = list(range(len(positions)))
     if gateway is not None:
