@@ -5,6 +5,7 @@ pandas is imported only when a table is asked for, so the CLI's ``run`` stays fa
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -81,6 +82,7 @@ LONG_COLUMNS = ("run", "flow", "node", "metric", "value")
 ID_SCOPES = ("flow", "node")
 
 
+@functools.lru_cache(maxsize=65536)
 def split_metric(name: str) -> tuple[str | None, int | None, str]:
     """The scope, id and metric of a flat name: ``flow.3.goodput_bps`` -> ("flow", 3, "goodput_bps"),
     ``drops.total`` -> (None, None, "drops.total"). The one place dotted names are read back."""
@@ -94,13 +96,20 @@ def split_metric(name: str) -> tuple[str | None, int | None, str]:
 def per_id(runs: "pd.DataFrame | Mapping[str, Any]", scope: str, metric: str) -> dict[int, str]:
     """The flat names of ``metric`` for each id of ``scope`` in a frame's columns (or a row's keys),
     in the order they come: ``per_id(df, "node", "queue_avg")`` -> {0: "node.0.queue_avg", ...}."""
+    names = tuple(runs.columns if hasattr(runs, "columns") else runs.keys())
+    return dict(_per_id(names, scope, metric))
+
+
+@functools.lru_cache(maxsize=1024)
+def _per_id(names: tuple[Any, ...], scope: str, metric: str) -> tuple[tuple[int, str], ...]:
+    # Cached on the names: a bootstrap asks the same question of every resample and every row.
     out: dict[int, str] = {}
-    for name in (runs.columns if hasattr(runs, "columns") else runs.keys()):
+    for name in names:
         if isinstance(name, str):
             sc, ident, m = split_metric(name)
             if sc == scope and m == metric and ident is not None:
                 out[ident] = name
-    return out
+    return tuple(out.items())
 
 
 def id_table(runs: "pd.DataFrame", scope: str, metric: str) -> "pd.DataFrame":
