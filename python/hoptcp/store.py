@@ -22,7 +22,7 @@ import sqlite3
 import time
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from .errors import SpecError
 
@@ -272,30 +272,30 @@ class Store:
     def existing(self, keys: Iterable[tuple[str, int]], version: str) -> set[tuple[str, int]]:
         """Which of ``keys`` (scenario_hash, seed) already have a run for ``version``."""
         wanted = set(keys)
-        found: set[tuple[str, int]] = set()
-        hashes = sorted({h for h, _ in wanted})
-        for i in range(0, len(hashes), 500):
-            chunk = hashes[i:i + 500]
+        rows = self._runs_of({h for h, _ in wanted}, "scenario_hash, seed", "hoptcp_version=?", version)
+        return {(h, s) for h, s in rows if (h, s) in wanted}
+
+    def _runs_of(self, hashes: Iterable[str], columns: str, where: str, version: str) -> Iterator[tuple[Any, ...]]:
+        """``columns`` of the runs of these scenario hashes matching ``where`` (one ``?``: the version),
+        queried in chunks that stay under SQLite's parameter limit."""
+        ordered = sorted(hashes)
+        for i in range(0, len(ordered), 500):
+            chunk = ordered[i:i + 500]
             marks = ",".join("?" * len(chunk))
-            q = f"SELECT scenario_hash, seed FROM runs WHERE hoptcp_version=? AND scenario_hash IN ({marks})"
-            found.update((h, s) for h, s in self._db.execute(q, (version, *chunk)) if (h, s) in wanted)
-        return found
+            yield from self._db.execute(f"SELECT {columns} FROM runs WHERE {where} AND scenario_hash IN ({marks})",
+                                        (version, *chunk))
 
     def past_wall_times(self, keys: Iterable[tuple[str, int]], version: str) -> dict[tuple[str, int], float]:
         """For each of ``keys`` (scenario_hash, seed) that another build than ``version`` ran: its
         wall time there (the newest such run), to estimate how long running it again takes."""
         wanted = set(keys)
         found: dict[tuple[str, int], tuple[str, float]] = {}
-        hashes = sorted({h for h, _ in wanted})
-        for i in range(0, len(hashes), 500):
-            chunk = hashes[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            q = ("SELECT scenario_hash, seed, created_at, wall_time_s FROM runs "
-                 f"WHERE hoptcp_version<>? AND scenario_hash IN ({marks})")
-            for h, seed, created, wall in self._db.execute(q, (version, *chunk)):
-                if (h, seed) in wanted and wall is not None and ((h, seed) not in found
-                                                                 or str(created) > found[(h, seed)][0]):
-                    found[(h, seed)] = (str(created), float(wall))
+        rows = self._runs_of({h for h, _ in wanted}, "scenario_hash, seed, created_at, wall_time_s",
+                             "hoptcp_version<>?", version)
+        for h, seed, created, wall in rows:
+            if (h, seed) in wanted and wall is not None and ((h, seed) not in found
+                                                             or str(created) > found[(h, seed)][0]):
+                found[(h, seed)] = (str(created), float(wall))
         return {k: w for k, (_, w) in found.items()}
 
     def count(self, version: str | None = None) -> int:
