@@ -231,3 +231,18 @@ def test_unspecified_needs_the_papers_value_inside_the_declared_range(fake_core,
 def test_unspecified_is_declared_with_every_part():
     with pytest.raises(SpecError, match=r"unspecified.allows is missing"):
         parse_entry({**BASE, "claims": [claim(unspecified={k: v for k, v in UNSPEC.items() if k != "allows"})]})
+
+
+def test_unspecified_quantity_declared_once_and_named_by_claims(lib):
+    lib.positions_tried = lambda ctx, runs, point, *, scale=1.0, hop=0: []
+    declared = {k: v for k, v in UNSPEC.items() if k != "fn"}
+    entry = parse_entry({**BASE, "unspecified": {"gateway": declared}, "claims": [
+        claim(unspecified={"use": "gateway", "fn": "positions_tried", "hop": 2}),
+        claim(unspecified={"use": "gateway", "fn": "positions_tried", "range": "hop 1..5"})]})
+    first, second = (c.unspecified for c in entry.claims)
+    assert first.quantity == second.quantity == "the gateway's position"
+    assert first.range == "hop 1..3" and first.args == {"hop": 2}
+    assert second.range == "hop 1..5", "a claim's own key overrides the declaration"
+    with pytest.raises(SpecError, match=r"unspecified.use = 'gatway'; declared: gateway"):
+        parse_entry({**BASE, "unspecified": {"gateway": declared},
+                     "claims": [claim(unspecified={"use": "gatway", "fn": "positions_tried"})]})

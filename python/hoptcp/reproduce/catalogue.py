@@ -24,7 +24,7 @@ from .points import expand_table
 from .texts import check_text
 
 ENTRY_KEYS = {"id", "title", "paper", "citation", "figure", "table", "description", "scenario", "derive",
-              "metrics", "notes", "values", "sweep", "quick", "side", "claims", "figures"}
+              "metrics", "notes", "values", "sweep", "quick", "side", "claims", "figures", "unspecified"}
 SWEEP_KEYS = {"grid", "zip", "set", "seeds", "replications"}
 QUICK_KEYS = SWEEP_KEYS | {"duration_s"}
 SIDE_KEYS = SWEEP_KEYS | {"name", "description", "scenario", "derive", "quick"}
@@ -369,6 +369,7 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
     for v in values:
         _function(where, "values", v, "values")
     sides = _sides(where, doc.get("side", []), scenario, label, derive)
+    quantities = _quantities(where, doc.get("unspecified", {}))
     claims = []
     for i, c in enumerate(doc.get("claims", [])):
         cw = f"{where} claims[{i}]"
@@ -413,7 +414,7 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
                             "(or 'paper_by' + 'paper_values') is given")
         if "known_difference" in c:
             check_text(cw, "known_difference", c["known_difference"], values)
-        unspecified = _unspecified(cw, c.get("unspecified"))
+        unspecified = _unspecified(cw, c.get("unspecified"), quantities)
         claim = Claim(
             name=_need(cw, c, "name", str), paper=_need(cw, c, "paper", str), rule=rule, value=c.get("value"),
             check=check, check_args=check_args, reference=ref, paper_value=c.get("paper_value"),
@@ -466,12 +467,28 @@ def _function(where: str, key: str, name: Any, kind: str) -> None:
         raise SpecError(f"{where}: {key} = {name!r}: {unknown(kind, name)}")
 
 
-def _unspecified(where: str, doc: Any) -> Unspecified | None:
-    """A claim's ``unspecified = { quantity, range, allows, fn, ...arguments }``."""
+def _quantities(where: str, doc: Any) -> dict[str, dict[str, Any]]:
+    """An entry's ``[unspecified.NAME]`` tables: a quantity the paper leaves open, declared once
+    (``quantity``, ``range``, ``allows``, optionally ``fn`` and its arguments) and named by claims
+    with ``unspecified = { use = "NAME", ... }``."""
+    if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
+        raise SpecError(f"{where}: [unspecified.NAME] must be tables {{ quantity, range, allows, ... }}")
+    return {name: dict(table) for name, table in doc.items()}
+
+
+def _unspecified(where: str, doc: Any, quantities: Mapping[str, Mapping[str, Any]] | None = None) -> Unspecified | None:
+    """A claim's ``unspecified = { quantity, range, allows, fn, ...arguments }``, or
+    ``{ use = "NAME", ... }`` naming an entry's ``[unspecified.NAME]`` (the claim's keys win)."""
     if doc is None:
         return None
     if not isinstance(doc, dict):
         raise SpecError(f"{where}: unspecified must be a table {{ quantity, range, allows, fn, ... }}")
+    if "use" in doc:
+        known = quantities or {}
+        if doc["use"] not in known:
+            raise SpecError(f"{where}: unspecified.use = {doc['use']!r}; declared: "
+                            f"{', '.join(sorted(known)) or 'none (add an [unspecified.NAME] table)'}")
+        doc = {**known[doc["use"]], **{k: v for k, v in doc.items() if k != "use"}}
     for k in sorted(UNSPECIFIED_KEYS):
         if not isinstance(doc.get(k), str) or not doc[k].strip():
             raise SpecError(f"{where}: unspecified.{k} is missing (the quantity, its range, the paper's words "
