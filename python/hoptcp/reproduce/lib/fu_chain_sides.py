@@ -422,3 +422,26 @@ def fu_udp_peak_drop_readings(ctx: "Context", runs: "pd.DataFrame", point: Mappi
             out.append((f"{per}, {where}", mean_ci(100 * sel[col]) if len(sel) else Estimate(math.nan, math.nan, 0,
                                                                                                  math.nan)))
     return out
+
+
+#: INFOCOM Table 1, chain length -> printed deviation
+QDEV_TABLE1 = {4: 1.45, 7: 1.31, 10: 1.23, 16: 1.10, 48: 1.05}
+
+
+@register("values")
+def fu_qdev_values(ctx: "Context") -> dict[str, Any]:
+    """fu-queue-deviation's notes: every reading of the deviation on every chain, with Table 1,
+    and the readings that put all five chains within 15% of Table 1 (``qdev_whole_table``)."""
+    runs = ctx.runs
+    hs = sorted(int(h) for h in runs[HOPS].unique())
+    rows = ["| reading | " + " | ".join(f"{h} hops" for h in hs) + " | Spearman (h, deviation) |",
+            "|---|" + "---|" * (len(hs) + 1),
+            "| **INFOCOM Table 1** | " + " | ".join(_f(QDEV_TABLE1.get(h, math.nan), ".2f") for h in hs) + " | -1 |"]
+    whole = []
+    for label, w, sp, occ in _qdev_settings(runs):
+        ys = [_qdev_value(runs, h, w, sp, occ).mean for h in hs]
+        rho = chain_spearman(hs, ys)
+        rows.append(f"| {label} | " + " | ".join(_f(y, ".2f") for y in ys) + f" | {_f(rho, '.2f')} |")
+        if all(h in QDEV_TABLE1 and abs(y / QDEV_TABLE1[h] - 1) <= 0.15 for h, y in zip(hs, ys)):
+            whole.append(label)
+    return {"qdev_table": "\n".join(rows), "qdev_whole_table": "; ".join(whole) if whole else "none"}
