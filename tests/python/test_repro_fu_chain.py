@@ -251,3 +251,83 @@ def test_udp_checks_on_a_hand_made_curve():
     assert fc.fu_linkdrop_udp_saturation(None, df, {}).mean == pytest.approx(0.05, rel=0.05)
     assert fc.fu_linkdrop_udp_low(None, df, {}).mean == 0.0
     assert fc.fu_linkdrop_udp_ramp(None, df, {}).mean == pytest.approx(5 / 3, rel=0.05)
+
+
+# --- the unspecified ranges' readings (hand-made runs) -------------------------------------
+
+from hoptcp.reproduce.lib import fu_chain_sides as fs  # noqa: E402
+
+
+def _tcp_run(win, seed, drops_data, drops_ack, sent):
+    r = _row(drops=[drops_data + drops_ack, 0, 0], packets=[sent, sent, 50], rts=[2 * sent, 2 * sent, 100])
+    return {**r, "flows.0.transport": "tcp", "tcp.max_window": win, "seed": seed, "flow.0.packets_sent": sent,
+            "drops.mac_rts_retry": drops_data + drops_ack, "drops.mac_data_retry": 0,
+            "drops.by_kind.tcp_data.mac_rts_retry": drops_data, "drops.by_kind.tcp_data.mac_data_retry": 0}
+
+
+def test_linkdrop_denominator_readings():
+    df = pd.DataFrame([_tcp_run(32, 1, 6, 2, 100), _tcp_run(2, 1, 0, 0, 100)])
+    got = dict(fs.fu_linkdrop_tcp_high_readings(None, df, {}))
+    assert got["per packet entering the chain"].mean == pytest.approx(8 / 150)  # source 100 + ACKs 50
+    assert got["all drops per data segment sent"].mean == pytest.approx(8 / 100)
+    assert got["data-segment drops per data segment sent"].mean == pytest.approx(6 / 100)
+    assert got["per packet handed to a MAC (per hop)"].mean == pytest.approx(8 / 250)
+    assert got["per RTS sent"].mean == pytest.approx(8 / 500)
+    with pytest.raises(SpecError, match="MaxWin 32"):
+        fs.fu_linkdrop_tcp_high_readings(None, df[df["tcp.max_window"] == 2], {})
+
+
+def test_cbr_readings_fit_each_curve_on_its_own():
+    rows = []
+    for jitter, curve in ((0.5, ((1e5, 0.0), (2e5, 0.0), (3e5, 0.0), (4e5, 0.05), (5e5, 0.1), (8e5, 0.1))),
+                          (0.0, ((1e5, 0.0), (2e5, 0.0), (3e5, 0.0), (3.1e5, 0.1), (5e5, 0.1), (8e5, 0.1)))):
+        for rate, p in curve:
+            r = _row(drops=[p * 1000, 0], packets=[1000, 1000], rts=[2000, 2000], src=0, dst=1)
+            rows.append({**r, "flows.0.transport": "udp", "flows.0.rate_bps": rate, "flows.0.jitter": jitter,
+                         "seed": 1, "tcp.max_window": 32})
+    got = dict(fs.fu_linkdrop_udp_ramp_readings(None, pd.DataFrame(rows), {}))
+    assert got["random CBR (jitter 0.5)"].mean == pytest.approx(5 / 3, rel=0.05)
+    assert got["periodic CBR"].mean < 1.1  # a step
+
+
+def _chain_run(hops, win, seed, queue, backlog):
+    r = {"topology.hops": hops, "tcp.max_window": win, "seed": seed}
+    for i in range(hops + 1):
+        r[f"node.{i}.queue_avg"], r[f"node.{i}.backlog_frac"] = queue[i], backlog[i]
+    return r
+
+
+def test_queue_spread_readings_by_hand():
+    # 3 intermediate nodes: queue 0, 1, 2 plus the MAC's 1, 1, 1 -> occupancies 1, 2, 3
+    row = _chain_run(4, 0, 1, [5, 0, 1, 2, 0], [1, 1, 1, 1, 0])
+    assert fs.chain_queue_spread(row, "largest / mean", "queue + the MAC's packet") == pytest.approx(1.5)
+    assert fs.chain_queue_spread(row, "1 + CV", "queue + the MAC's packet") == pytest.approx(1 + math.sqrt(2 / 3) / 2)
+    assert fs.chain_queue_spread(row, "standard deviation", "queue only") == pytest.approx(math.sqrt(2 / 3))
+    assert fs.chain_queue_spread(row, "largest / mean", "queue only") == pytest.approx(2.0)
+    with pytest.raises(SpecError, match="allowed"):
+        fs.chain_queue_spread(row, "range", "queue only")
+    # readings over both windows of the sweep; the trend over three chain lengths
+    even = [0.5] * 9
+    runs = pd.DataFrame([row, _chain_run(4, 32, 1, [0, 1, 1, 1, 0], [1] * 5),
+                         _chain_run(6, 0, 1, [0, 0, 1, 1, 1, 0, 0], [1] * 7), _chain_run(6, 32, 1, [0] * 7, [1] * 7),
+                         _chain_run(8, 0, 1, even, even), _chain_run(8, 32, 1, [0] * 9, [1] * 9)])
+    ctx = type("C", (), {"runs": runs})()
+    got = dict(fs.fu_qdev_readings(ctx, runs, {}, hops=4))
+    assert len(got) == 12 and got["largest / mean, queue + the MAC's packet, MaxWin ceil(h/4)"].mean == 1.5
+    assert got["largest / mean, queue + the MAC's packet, MaxWin 32"].mean == 1.0
+    trend = dict(fs.fu_qdev_trend_readings(ctx, runs, {}))
+    assert trend["largest / mean, queue + the MAC's packet, MaxWin ceil(h/4)"].mean == pytest.approx(-1.0)
+
+
+def test_peak_drop_readings_at_the_peak_and_below_the_first_knee():
+    rows = []
+    for rate, p, kbps in ((1e5, 0.0, 100), (2e5, 0.0, 200), (3e5, 0.002, 300), (4e5, 0.05, 320), (5e5, 0.1, 280),
+                          (8e5, 0.1, 250)):
+        r = _row(drops=[p * 1000, 0, 0], packets=[1000, 1000, 0], rts=[2000, 2000, 0], src=0, dst=2)
+        rows.append({**r, "flows.0.transport": "udp", "flows.0.rate_bps": rate, "flows.0.jitter": 0.5,
+                     "flows.0.dst": 2, "seed": 1, "tcp.max_window": 32, "aggregate_goodput_bps": kbps * 1e3})
+    got = dict(fs.fu_udp_peak_drop_readings(None, pd.DataFrame(rows), {}))
+    # peak throughput at 400 kb/s: 50 drops per 1000 packets entering (source 1000, no ACKs), per hop 50 of 2000
+    assert got["per packet entering the chain, at peak throughput"].mean == pytest.approx(5.0)
+    assert got["per hop, at peak throughput"].mean == pytest.approx(2.5)
+    assert got["per packet entering the chain, below the first knee"].mean < 1.0

@@ -246,3 +246,21 @@ def test_unspecified_quantity_declared_once_and_named_by_claims(lib):
     with pytest.raises(SpecError, match=r"unspecified.use = 'gatway'; declared: gateway"):
         parse_entry({**BASE, "unspecified": {"gateway": declared},
                      "claims": [claim(unspecified={"use": "gatway", "fn": "positions_tried"})]})
+
+
+def test_unspecified_under_a_seed_range_rule_reads_each_seeds_value(fake_core, lib, tmp_path):
+    # the range's function is called once on all runs, then once per seed (2 seeds): the "spread"
+    # setting straddles the paper's 1 Mb/s across the seeds, the "narrow" one stays below it
+    calls = iter([{"spread": 1.0e6, "narrow": 0.55e6}, {"spread": 0.8e6, "narrow": 0.5e6},
+                  {"spread": 1.2e6, "narrow": 0.6e6}])
+
+    def readings_by_seed(ctx, runs, point):
+        return [(k, Estimate(v, 0.0, 1, 0.0)) for k, v in next(calls).items()]
+
+    lib.readings_by_seed = readings_by_seed
+    c = claim(paper_value=1e6, rule="within seed range", unspecified={**UNSPEC, "fn": "readings_by_seed"})
+    rep = reproduce(parse_entry({**BASE, "claims": [c]}), tmp_path / "out", store=tmp_path / "r.db", progress=False)
+    row = rep.claims[0].rows[0]
+    assert row.holds is False, "the fake core's goodput is far from 1 Mb/s on both seeds"
+    assert row.verdict == "unspecified"
+    assert "reached at spread" in row.evidence.text and "narrow: 5.5e+05" in row.evidence.text

@@ -198,9 +198,14 @@ def unspecified_range(claim: Claim, ctx: Context, point: Mapping[str, Any], ref:
         settings = need("check", u.fn)(ctx, ctx.runs, point, **u.args)
     except (SpecError, ValueError, KeyError) as exc:
         return Evidence(None, f"unspecified {u.quantity}: the range could not be run ({exc})")
+    per_seed = _unspecified_seed_values(claim, ctx, point) if claim.rule.per_seed else {}
     reached, seen = [], []
     for label, est in settings:
-        holds, _ = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+        if claim.rule.per_seed:  # ``within seed range``: the setting's value on each seed alone
+            holds, _ = claim.rule.evaluate_seeds(per_seed.get(str(label), []), claim.paper_at(point), claim.scale,
+                                                 claim.unit)
+        else:
+            holds, _ = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
         seen.append(f"{label}: {est.mean * claim.scale:.4g}")
         if holds:
             reached.append(str(label))
@@ -209,6 +214,26 @@ def unspecified_range(claim: Claim, ctx: Context, point: Mapping[str, Any], ref:
     u_txt = f" {claim.unit}" if claim.unit and claim.unit != "%" else claim.unit
     return Evidence(bool(reached), f"unspecified: {u.quantity}, over {u.range} ({u.allows}); {where} "
                                    f"[{'; '.join(seen)}{u_txt and ' (' + u_txt.strip() + ')'}]")
+
+
+def _unspecified_seed_values(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> dict[str, list[float]]:
+    """Each setting of a claim's unspecified range measured on each seed's runs alone (the
+    function is called once per seed), for a rule that reads per-seed values."""
+    from .registry import need
+
+    u = claim.unspecified
+    assert u is not None
+    out: dict[str, list[float]] = {}
+    resample = _Resampler(ctx)
+    for s in _seeds(ctx.runs_at(point)):
+        one = resample([s])
+        try:
+            got = need("check", u.fn)(one, one.runs, point, **u.args)
+        except (SpecError, ValueError, KeyError, ZeroDivisionError):
+            continue
+        for label, est in got:
+            out.setdefault(str(label), []).append(float(est.mean))
+    return out
 
 
 def _seeds(runs: "pd.DataFrame") -> list[Any]:

@@ -6,10 +6,11 @@ sweeps. Every number a note quotes comes from here.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
+from ...errors import SpecError
 from ...results import per_id
-from ...stats import mean_ci
+from ...stats import Estimate, mean_ci
 from ..registry import register
 from .fu_chain import (
     FU_TABLE2,
@@ -30,6 +31,8 @@ from .fu_chain import (
     chain_best,
     chain_knees,
     chain_linkdrop_model,
+    chain_means,
+    chain_spearman,
     chain_variant_table,
     chain_wstar_table,
     fu_window_loss,
@@ -292,3 +295,153 @@ def fu_wstar_aodv_evidence(ctx: "Context", claim: Any, point: Any) -> Any:
     return Evidence(holds, f"with AODV on the long chains the claim's value is {est.mean:.3g} ({dev})"
                            + ("; the rule holds there" if holds else "; the rule fails there too, so routing "
                               "dynamics are not shown to be the cause"))
+
+
+# --- unspecified quantities (the claims' ``unspecified`` ranges) --------------------------
+# Every reading the papers' words allow, computed from the runs the entry already holds.
+
+@register("check")
+def fu_linkdrop_tcp_high_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]
+                                  ) -> list[tuple[str, Estimate]]:
+    """fu-linkdrop, TCP at MaxWin 32: the contention drop probability under each denominator
+    (per packet entering the chain, as the claim; per TCP data segment sent, counting all
+    contention drops or the data segments' alone; per packet handed to any MAC; per RTS)."""
+    top = chain_add_linkdrop(_tcp(runs))
+    top = top[top[WIN] == 32]
+    if top.empty:
+        raise SpecError("no TCP runs at MaxWin 32")
+    data_sent = top["flow.0.packets_sent"]
+    return [("per packet entering the chain", mean_ci(top["drop_packet"])),
+            ("all drops per data segment sent", mean_ci(_contention(top) / data_sent)),
+            ("data-segment drops per data segment sent", mean_ci(_contention(top, "tcp_data") / data_sent)),
+            ("per packet handed to a MAC (per hop)", mean_ci(top["drop_hop"])),
+            ("per RTS sent", mean_ci(top["drop_rts"]))]
+
+
+#: CBR timing: ns-2's CBR source jitters its intervals only when ``random_`` is set
+CBR_READINGS = {"random CBR (jitter 0.5)": 0.5, "periodic CBR": 0.0}
+
+
+@register("check")
+def fu_linkdrop_udp_ramp_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]
+                                  ) -> list[tuple[str, Estimate]]:
+    """fu-linkdrop, UDP end to end: second knee over first knee of the fitted curve, with random
+    and with strictly periodic CBR (both in the main sweep)."""
+    out = []
+    for label, jitter in CBR_READINGS.items():
+        t = _udp_curve(runs, jitter)
+        k1, k2, _ = chain_knees(t[RATE], t["mean"])
+        out.append((label, Estimate(k2 / k1 if k1 > 0 else math.nan, math.nan, len(t), math.nan)))
+    return out
+
+
+# fu-queue-deviation: INFOCOM Table 1's "queue size deviation", defined nowhere, at a window not given
+
+#: what a node's queue size counts (as fu-queues' readings)
+QDEV_OCCUPANCY = ("queue + the MAC's packet", "queue only")
+#: the spread of the intermediate nodes' queue sizes: over their mean, 1 + coefficient of
+#: variation, or the standard deviation itself (packets)
+QDEV_SPREADS = ("largest / mean", "1 + CV", "standard deviation")
+
+
+def chain_queue_spread(row: Mapping[str, Any], spread: str, occupancy: str) -> float:
+    """The spread of the time-average queue sizes of a chain run's intermediate nodes (1..h-1)."""
+    if spread not in QDEV_SPREADS or occupancy not in QDEV_OCCUPANCY:
+        raise SpecError(f"queue spread {spread!r} / occupancy {occupancy!r}; allowed: {', '.join(QDEV_SPREADS)} / "
+                        f"{', '.join(QDEV_OCCUPANCY)}")
+    ids = sorted(i for i, k in per_id(row, "node", "queue_avg").items() if row[k] == row[k])
+    if len(ids) < 3:
+        raise SpecError("queue spread: a chain of at least 2 hops is needed")
+    occ = [float(row[f"node.{i}.queue_avg"])
+           + (float(row[f"node.{i}.backlog_frac"]) if occupancy == QDEV_OCCUPANCY[0] else 0.0) for i in ids[1:-1]]
+    mean = sum(occ) / len(occ)
+    sd = math.sqrt(sum((o - mean) ** 2 for o in occ) / len(occ))
+    if spread == "standard deviation":
+        return sd
+    if mean <= 0:
+        return math.nan
+    return max(occ) / mean if spread == "largest / mean" else 1 + sd / mean
+
+
+def _qdev_settings(runs: "pd.DataFrame") -> list[tuple[str, int, str, str]]:
+    """(label, window, spread, occupancy) of every setting; window 0 stands for ceil(h/4)."""
+    windows = sorted({int(w) for w in runs[WIN].fillna(0)}) if WIN in runs.columns else [0]
+    return [(f"{sp}, {occ}, MaxWin {w or 'ceil(h/4)'}", w, sp, occ)
+            for w in windows for occ in QDEV_OCCUPANCY for sp in QDEV_SPREADS]
+
+
+def _qdev_value(runs: "pd.DataFrame", hops: int, window: int, spread: str, occupancy: str) -> Estimate:
+    sel = runs[runs[HOPS] == hops]
+    if WIN in sel.columns:
+        sel = sel[sel[WIN].fillna(0) == window]
+    return mean_ci([chain_queue_spread(r, spread, occupancy) for r in sel.to_dict("records")])
+
+
+@register("check")
+def fu_qdev_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, hops: int
+                     ) -> list[tuple[str, Estimate]]:
+    """fu-queue-deviation: the deviation on the ``hops``-hop chain under every reading (spread ×
+    what a queue counts × MaxWin of the sweep)."""
+    runs = ctx.runs
+    return [(label, _qdev_value(runs, hops, w, sp, occ)) for label, w, sp, occ in _qdev_settings(runs)]
+
+
+@register("check")
+def fu_qdev_trend_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]
+                           ) -> list[tuple[str, Estimate]]:
+    """fu-queue-deviation: Spearman rank correlation of the chain length and the deviation under
+    every reading of :func:`fu_qdev_readings`."""
+    runs = ctx.runs
+    hs = sorted(int(h) for h in runs[HOPS].unique())
+    out = []
+    for label, w, sp, occ in _qdev_settings(runs):
+        ys = [_qdev_value(runs, h, w, sp, occ).mean for h in hs]
+        out.append((label, Estimate(chain_spearman(hs, ys), math.nan, len(hs), math.nan)))
+    return out
+
+
+@register("check")
+def fu_udp_peak_drop_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]
+                              ) -> list[tuple[str, Estimate]]:
+    """fu-contention-throughput, random CBR end to end: the contention drop probability (%) at
+    the offered load of peak throughput (the claim) or at the largest load below the fitted
+    first knee of the drop curve (INFOCOM: "before the first knee point"), per packet entering
+    the chain (the claim) or per packet handed to a MAC (per hop)."""
+    u = chain_add_linkdrop(_udp(runs, 0.5))
+    if u.empty:
+        raise SpecError("no random-CBR runs to the chain's end")
+    t = chain_means(u, RATE, GOODPUT)
+    peak = float(t.at[int(t["mean"].idxmax()), RATE])
+    curve = chain_means(u, RATE, "drop_packet")
+    k1, _, _ = chain_knees(curve[RATE], curve["mean"])
+    below = [float(r) for r in curve[RATE] if r < k1]
+    out = []
+    for where, load in (("at peak throughput", peak), ("below the first knee", max(below) if below else math.nan)):
+        sel = u[u[RATE] == load]
+        for per, col in (("per packet entering the chain", "drop_packet"), ("per hop", "drop_hop")):
+            out.append((f"{per}, {where}", mean_ci(100 * sel[col]) if len(sel) else Estimate(math.nan, math.nan, 0,
+                                                                                                 math.nan)))
+    return out
+
+
+#: INFOCOM Table 1, chain length -> printed deviation
+QDEV_TABLE1 = {4: 1.45, 7: 1.31, 10: 1.23, 16: 1.10, 48: 1.05}
+
+
+@register("values")
+def fu_qdev_values(ctx: "Context") -> dict[str, Any]:
+    """fu-queue-deviation's notes: every reading of the deviation on every chain, with Table 1,
+    and the readings that put all five chains within 15% of Table 1 (``qdev_whole_table``)."""
+    runs = ctx.runs
+    hs = sorted(int(h) for h in runs[HOPS].unique())
+    rows = ["| reading | " + " | ".join(f"{h} hops" for h in hs) + " | Spearman (h, deviation) |",
+            "|---|" + "---|" * (len(hs) + 1),
+            "| **INFOCOM Table 1** | " + " | ".join(_f(QDEV_TABLE1.get(h, math.nan), ".2f") for h in hs) + " | -1 |"]
+    whole = []
+    for label, w, sp, occ in _qdev_settings(runs):
+        ys = [_qdev_value(runs, h, w, sp, occ).mean for h in hs]
+        rho = chain_spearman(hs, ys)
+        rows.append(f"| {label} | " + " | ".join(_f(y, ".2f") for y in ys) + f" | {_f(rho, '.2f')} |")
+        if all(h in QDEV_TABLE1 and abs(y / QDEV_TABLE1[h] - 1) <= 0.15 for h, y in zip(hs, ys)):
+            whole.append(label)
+    return {"qdev_table": "\n".join(rows), "qdev_whole_table": "; ".join(whole) if whole else "none"}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...errors import SpecError
 from ...results import per_id
-from ...stats import mean_ci
+from ...stats import Estimate, mean_ci
 from ..registry import register
 from ..report import Evidence, claim_on
 from .fu_network import (
@@ -19,6 +19,7 @@ from .fu_network import (
     PAPER_QUEUE_AVG,
     _col,
     _contention,
+    _contention_of,
     _crossover,
     _largest_over_nodes,
     _overflow,
@@ -515,4 +516,202 @@ def net_topologies_values(ctx: "Context") -> dict[str, Any]:
     out["wall_s"] = float(main["wall_time_s"].sum()) if "wall_time_s" in main.columns else math.nan
     random_wall = float(_case_rows(main, "random20")["wall_time_s"].sum()) if "wall_time_s" in main.columns else math.nan
     out["random_wall_pct"] = 100 * random_wall / out["wall_s"] if out["wall_s"] else math.nan
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Unspecified quantities (the claims' ``unspecified`` ranges): every reading the papers'
+# words allow, measured on the runs the entry holds
+# --------------------------------------------------------------------------------------
+
+#: what a node's "buffer occupancy" (Table 3 / Table 4) counts: the packets waiting in the
+#: interface queue, or those plus the one the MAC holds (ns-2's queue hands a packet to the MAC
+#: only when it is idle, so while any packet waits the MAC holds one)
+OCCUPANCY_READINGS = ("waiting in the queue", "waiting + the one the MAC holds")
+
+
+def node_occupancy(df: "pd.DataFrame", node: int, stat: str, reading: str) -> "pd.Series":
+    """A node's maximum (``queue_max``) or time-average (``queue_avg``) occupancy per run under
+    one of :data:`OCCUPANCY_READINGS`."""
+    if reading not in OCCUPANCY_READINGS:
+        raise SpecError(f"occupancy reading {reading!r}; allowed: {', '.join(OCCUPANCY_READINGS)}")
+    waiting = _col(df, f"node.{node}.{stat}")
+    if reading == OCCUPANCY_READINGS[0]:
+        return waiting
+    if stat == "queue_avg":
+        return waiting + _col(df, f"node.{node}.backlog_frac")
+    # a packet waits only while the MAC holds another one; a node that never queued held at most one
+    held = (_col(df, f"node.{node}.backlog_frac") > 0).astype(float)
+    return (waiting + 1).where(waiting > 0, held)
+
+
+@register("check")
+def net_node_queue_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, node: str,
+                            stat: str) -> list[tuple[str, Estimate]]:
+    """fu-queues: a node's maximum or average queue (8-hop chain, buffer 30) under each reading
+    of what the tables' "buffer occupancy" counts (:data:`OCCUPANCY_READINGS`)."""
+    if stat not in ("queue_max", "queue_avg"):
+        raise SpecError(f"stat = {stat!r}; allowed: queue_max, queue_avg")
+    if not (isinstance(node, str) and len(node) == 1 and node in NODE_LETTERS):
+        raise SpecError(f"node = {node!r}; allowed: {', '.join(NODE_LETTERS)}")
+    df = _table_runs(_slim(runs))
+    return [(r, mean_ci(node_occupancy(df, NODE_LETTERS.index(node), stat, r))) for r in OCCUPANCY_READINGS]
+
+
+@register("check")
+def net_contention_drops_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]
+                                  ) -> list[tuple[str, Estimate]]:
+    """fu-queues: the contention drops of Table 3's run per 300 s, counting TCP data segments and
+    ACKs, or data segments alone (the paper's 165 does not say which)."""
+    df = _table_runs(_slim(runs))
+    k = _per_300s(ctx)
+    return [("data segments and ACKs", mean_ci(_contention(df) * k)),
+            ("data segments only", mean_ci(_contention_of(df, "tcp_data") * k))]
+
+
+@register("check")
+def net_case_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, check: Mapping[str, Any]
+                      ) -> list[tuple[str, Estimate]]:
+    """fu-topologies: one of Table 2's claims (``check``: a check table, ``fn`` and its arguments,
+    naming its case as ``case`` or ``where.name``) measured on the main sweep ("as the entry") and
+    on each side sweep of :data:`CASE_READINGS` for that case, each of which runs one other
+    reading of a detail the papers leave open. A side sweep not run, or without runs of the
+    case (the quick versions), is left out."""
+    from ..registry import need
+
+    args = {k: v for k, v in check.items() if k != "fn"}
+    case = args.get("case") or (args.get("where") or {}).get("name")
+    if case not in CASE_READINGS:
+        raise SpecError(f"net_case_readings: check names case {case!r}; allowed: {', '.join(CASE_READINGS)}")
+    fn = need("check", str(check["fn"]))
+    out = [("as the entry", fn(ctx, ctx.runs, point, **args))]
+    for label, side in CASE_READINGS[case].items():
+        try:
+            sctx = ctx.side(side)
+        except SpecError:
+            continue
+        if "name" not in sctx.runs.columns or not (sctx.runs["name"] == case).any():
+            continue
+        out.append((label, fn(sctx, sctx.runs, point, **args)))
+    return out
+
+
+#: the side sweeps that run another reading of a detail the papers leave open, per case
+#: (the claims' ``unspecified`` ranges name the same ones)
+CASE_READINGS: dict[str, dict[str, str]] = {
+    "chain6x6": {"half the flows from the last node to node 0": "chains-both-directions",
+                 "flow i starts at i s": "staggered-starts", "AODV": "aodv"},
+    "cross2": {"flow i starts at i s": "staggered-starts", "AODV": "aodv"},
+    "grid4": {"rows/columns 2 apart in the middle": "grid-compact", "flow i starts at i s": "staggered-starts",
+              "AODV (3 seeds)": "aodv-large"},
+    "grid12": {"AODV (3 seeds)": "aodv-large"},
+    "random20": {"nodes at least 2 hops apart": "random-min-hops-2", "nodes at least 3 hops apart": "random-min-hops-3",
+                 "AODV (3 placements)": "aodv-large"},
+}
+CASE_READINGS["chain7x3"] = CASE_READINGS["chain6x6"]
+CASE_READINGS["grid8"] = CASE_READINGS["grid4"]
+
+
+@register("values")
+def net_topologies_readings_values(ctx: "Context") -> dict[str, Any]:
+    """fu-topologies' notes: every case of Table 2 under every reading its claims' unspecified
+    ranges run (``readings_table``), and the AODV side sweeps' losses (``aodv_loss_*``)."""
+    from .fu_network import net_avg_window, net_best_kbps, net_best_window, net_loss_pct, net_unbounded_kbps
+
+    rows = ["| case | reading | best (Kbps) | best MaxWin | MaxWin 32 (Kbps) | loss (%) | avg window at 32 | runs |",
+            "|---|---|---|---|---|---|---|---|"]
+    out: dict[str, Any] = {}
+    for cid, c in CASES.items():
+        rows.append(f"| {cid} | **paper** | {c.paper_best_kbps:g} | - | {c.paper_unbounded_kbps:g} | "
+                    f"{c.paper_loss_pct:.1f} | {_fmt(c.paper_avg_window, 'g')} | 1 per MaxWin |")
+        for label, side in [("as the entry", ""), *CASE_READINGS.get(cid, {}).items()]:
+            try:
+                sctx = ctx.side(side) if side else ctx
+            except SpecError:
+                continue
+            runs = _slim(sctx.runs)
+            n = int((runs["name"] == cid).sum()) if "name" in runs.columns else 0
+            if not n:
+                continue
+            best_w = net_best_window(cid, runs).mean
+            loss = net_loss_pct(cid, runs).mean
+            if side in ("aodv", "aodv-large"):
+                out[f"aodv_loss_{cid}"] = loss
+            rows.append(f"| {cid} | {label} | {_fmt(net_best_kbps(cid, runs).mean)} | {_fmt(best_w, '.0f')} | "
+                        f"{_fmt(net_unbounded_kbps(cid, runs).mean)} | {_fmt(loss, '.1f')} | "
+                        f"{_fmt(net_avg_window(cid, runs).mean, '.1f')} | {n} |")
+    out["readings_table"] = "\n".join(rows)
+    for cid in CASES:
+        out.setdefault(f"aodv_loss_{cid}", math.nan)
+    return out
+
+
+def _neighbour_drop_rho(rows: Sequence[Mapping[str, Any]], radius_m: float, peak: bool) -> float:
+    """Spearman's rho over the nodes of one placement (``rows``: its runs, one per MaxWin, the
+    last at MaxWin 32) between a node's active neighbours within ``radius_m`` at MaxWin 32 and its
+    drop probability: at MaxWin 32, or (``peak``) the largest over the MaxWin values run."""
+    from .fu_network import _spearman, active_neighbours_vs_drops
+
+    top = rows[-1]
+    if not peak:
+        return _spearman(*active_neighbours_vs_drops(top, radius_m))
+    ids = sorted({int(k.split(".")[1]) for k in top if k.startswith("node.") and k.endswith(".x")})
+    worst = {i: max((float(r.get(f"node.{i}.mac_drops") or 0) / float(r[f"node.{i}.mac_packets"])
+                     for r in rows if (r.get(f"node.{i}.mac_packets") or 0) > 0), default=math.nan) for i in ids}
+    ks, _ = active_neighbours_vs_drops(top, radius_m)
+    handled = [i for i in ids if (top.get(f"node.{i}.mac_packets") or 0) > 0]
+    return _spearman(ks, [worst[i] for i in handled])
+
+
+@register("check")
+def net_neighbour_drop_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]
+                                ) -> list[tuple[str, Estimate]]:
+    """fu-topologies, TR §4.3: the neighbour / drop correlation (mean over the placements of the
+    cross, the grids and the random networks) with neighbours counted within the transmission
+    range (the claim) or the carrier-sense range, and a node's drop probability at MaxWin 32 (the
+    claim) or its largest over the MaxWin values run ("the maximum drop probability")."""
+    from .fu_network import COMPLEX_CASES
+
+    keep = [c for c in runs.columns if c in ("name", "seed", "tcp.max_window") or (
+        c.startswith("node.") and c.rsplit(".", 1)[-1] in ("x", "y", "data_sent", "mac_packets", "mac_drops"))]
+    df = runs[keep]
+    df = df[df["name"].isin(list(COMPLEX_CASES))] if "name" in df.columns else df.iloc[0:0]
+    if df.empty or not any(c.endswith(".mac_packets") for c in df.columns):
+        raise SpecError("no runs of the cross, grids or random networks with node.N.mac_packets")
+    radio = ctx.resolved(point)["radio"]
+    groups = [sorted(g.to_dict("records"), key=lambda r: r["tcp.max_window"]) for _, g in df.groupby(["name", "seed"])]
+    groups = [g for g in groups if g[-1]["tcp.max_window"] == 32]
+    out = []
+    for rname, radius in (("transmission", float(radio["tx_range_m"])), ("carrier-sense", float(radio["cs_range_m"]))):
+        for pname, peak in (("at MaxWin 32", False), ("largest over MaxWin", True)):
+            out.append((f"neighbours within the {rname} range, drop probability {pname}",
+                        mean_ci([_neighbour_drop_rho(g, radius, peak) for g in groups])))
+    return out
+
+
+@register("check")
+def net_routing_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, check: Mapping[str, Any]
+                         ) -> list[tuple[str, Estimate]]:
+    """fu-topologies: a claim over several cases (``check``: a check table) on the main sweep
+    (static routes) and on the AODV side sweeps ``aodv`` and ``aodv-large`` taken together
+    (routing that treats a MAC retry-limit drop as a link break)."""
+    import pandas as pd
+
+    from ..registry import need
+
+    fn = need("check", str(check["fn"]))
+    args = {k: v for k, v in check.items() if k != "fn"}
+    out = [("static routes", fn(ctx, ctx.runs, point, **args))]
+    parts = []
+    for side in ("aodv", "aodv-large"):
+        try:
+            parts.append(ctx.side(side).runs)
+        except SpecError:
+            continue
+    if parts:
+        both = pd.concat(parts, ignore_index=True)
+        try:
+            out.append(("AODV (side sweeps aodv and aodv-large)", fn(ctx, both, point, **args)))
+        except SpecError:  # a case the side sweeps do not run (the quick versions)
+            pass
     return out
