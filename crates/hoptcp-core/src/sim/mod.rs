@@ -492,16 +492,19 @@ impl Simulation {
     /// returned (used for progress bars and Ctrl-C).
     pub fn run_observed(mut self, mut observe: impl FnMut(f64) -> bool) -> std::io::Result<Option<RunReport>> {
         let started = std::time::Instant::now();
-        let mut n: u32 = 0;
+        // Checks so far (one per 2^16 events; a frame's inline steps count too).
+        let mut checks: u64 = 0;
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
                 break;
             }
             let (now, ev) = self.q.pop().unwrap();
             self.dispatch(now, ev);
-            n = n.wrapping_add(1);
-            if n & 0xffff == 0 && !observe(now as f64 / self.end.max(1) as f64) {
-                return Ok(None);
+            if self.q.events_processed() >> 16 > checks {
+                checks = self.q.events_processed() >> 16;
+                if !observe(self.q.now() as f64 / self.end.max(1) as f64) {
+                    return Ok(None);
+                }
             }
         }
         let wall = started.elapsed().as_secs_f64();
