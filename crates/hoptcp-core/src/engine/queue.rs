@@ -76,6 +76,39 @@ impl<E: Copy> EventQueue<E> {
         self.heap.push(Entry { key, event });
     }
 
+    /// Reserve `n` consecutive sequence numbers and return the first: events
+    /// later scheduled with them (`schedule_seq`) are ordered as if they had
+    /// been scheduled now, one after the other.
+    #[inline]
+    pub fn reserve(&mut self, n: u32) -> u64 {
+        let first = self.next_seq;
+        self.next_seq += n as u64;
+        first
+    }
+
+    /// Schedule `event` at `at` with sequence number `seq` from `reserve`
+    /// (the caller keeps each such key unique and not earlier than now).
+    #[inline]
+    pub fn schedule_seq(&mut self, at: Time, seq: u64, event: E) {
+        debug_assert!(at >= self.now && seq < self.next_seq);
+        self.heap.push(Entry { key: key(at, seq), event });
+    }
+
+    /// If an event keyed (`at`, `seq`) would be the next one popped, take it
+    /// as popped without queueing it (the clock moves to `at`) and return
+    /// true; otherwise nothing changes. `seq` is from `reserve`.
+    #[inline]
+    pub fn take_if_next(&mut self, at: Time, seq: u64) -> bool {
+        let k = key(at, seq);
+        let first = self.heap.peek().is_none_or(|e| k < e.key) && self.timers.peek_key().is_none_or(|t| k < t);
+        if first {
+            debug_assert!(at >= self.now && seq < self.next_seq);
+            self.now = at;
+            self.popped += 1;
+        }
+        first
+    }
+
     /// Schedule `event` `delay` nanoseconds from now.
     #[inline]
     pub fn schedule_in(&mut self, delay: Time, event: E) {
@@ -184,6 +217,30 @@ mod tests {
         assert_eq!(order, vec![(10, 'a'), (10, 'b'), (10, 'u'), (15, 'x'), (15, 'c')]);
         assert_eq!(q.events_processed(), 5);
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn reserved_sequence_numbers_order_as_if_scheduled_when_reserved() {
+        let mut q = EventQueue::new();
+        q.schedule_at(10, 'a');
+        let s = q.reserve(2);
+        q.schedule_at(10, 'b');
+        q.arm(0, 12, 't');
+        q.schedule_seq(10, s, 'r'); // before 'b', scheduled later
+        assert_eq!(q.pop(), Some((10, 'a')));
+        // (10, s + 1) comes after 'r', still queued: not next.
+        assert!(!q.take_if_next(10, s + 1));
+        assert_eq!(q.pop(), Some((10, 'r')));
+        // Now it is before 'b' (a later sequence number) and the timer.
+        assert!(q.take_if_next(10, s + 1));
+        assert_eq!((q.now(), q.events_processed()), (10, 3));
+        assert_eq!(q.pop(), Some((10, 'b')));
+        // A timer due earlier comes first.
+        let s = q.reserve(1);
+        assert!(!q.take_if_next(13, s));
+        assert_eq!(q.pop(), Some((12, 't')));
+        assert!(q.take_if_next(13, s));
+        assert_eq!((q.now(), q.events_processed(), q.len()), (13, 6, 0));
     }
 
     #[test]

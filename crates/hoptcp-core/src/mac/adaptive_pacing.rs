@@ -196,25 +196,14 @@ impl AdaptivePacing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mac::{FrameFormat, FrameKind, Standard, Timing};
+    use crate::mac::{FrameFormat, Standard, Timing};
 
     fn params() -> MacParams {
         MacParams::new(Timing::new(Standard::Dsss, 2.0, 1.0), FrameFormat::Ns2, 0, 7, 4, 10.0)
     }
 
     fn data(p: &MacParams, ip_bytes: u32) -> Frame {
-        let bytes = p.data_bytes(ip_bytes);
-        Frame {
-            kind: FrameKind::Data,
-            ta: 0,
-            ra: 1,
-            nav: 0,
-            seq: 1,
-            retry: false,
-            bytes,
-            airtime: p.timing.data_airtime(bytes),
-            packet: 0,
-        }
+        crate::mac::test_frames::data(p, 0, 1, ip_bytes)
     }
 
     #[test]

@@ -9,6 +9,8 @@ mod dcf_tests;
 pub mod frame;
 pub mod link_red;
 pub mod policy;
+#[cfg(test)]
+mod test_frames;
 pub mod timing;
 
 pub use adaptive_pacing::{AdaptivePacing, PacingExtra, PacingTrigger, PacingWait};

@@ -149,8 +149,8 @@ mod tests {
     use super::*;
     use crate::engine::{RngStream, StreamPurpose};
     use crate::mac::{
-        AdaptivePacing, Dcf, FrameFormat, FrameKind, LinkRedParams, MacEnv, MacTimer, Outgoing, PacingExtra,
-        PacingTrigger, PacingWait, Standard, Timing, TxResult, NO_PACKET,
+        test_frames, AdaptivePacing, Dcf, FrameFormat, FrameKind, LinkRedParams, MacEnv, MacTimer, Outgoing,
+        PacingExtra, PacingTrigger, PacingWait, Standard, Timing, TxResult, NO_PACKET,
     };
     use std::collections::VecDeque;
 
@@ -282,20 +282,7 @@ mod tests {
     fn timer_wait_elapses_under_a_busy_medium_and_frozen_backoff_does_not() {
         let p = params();
         // A frame two exchanges long occupies the medium from the ACK's end.
-        let busy = 2 * crate::mac::adaptive_pacing::exchange_time(
-            &Frame {
-                kind: FrameKind::Data,
-                ta: 0,
-                ra: 1,
-                nav: 0,
-                seq: 1,
-                retry: false,
-                bytes: 1534,
-                airtime: p.timing.data_airtime(1534),
-                packet: 0,
-            },
-            &p,
-        );
+        let busy = 2 * crate::mac::adaptive_pacing::exchange_time(&test_frames::data(&p, 0, 1, 1500), &p);
         let (ack, t_timer, extra) = next_rts_after_busy(PacingWait::Timer, busy, &p);
         let (ack2, t_frozen, extra2) = next_rts_after_busy(PacingWait::FrozenBackoff, busy, &p);
         assert_eq!((ack, extra), (ack2, extra2));
@@ -334,17 +321,7 @@ mod tests {
         assert!(!d.timer_is_armed(MacTimer::Backoff) && !d.timer_is_armed(MacTimer::Defer));
         // An RTS from node 1 during the wait is answered SIFS after it ends.
         env.now += 100_000;
-        let rts = Frame {
-            kind: FrameKind::Rts,
-            ta: 1,
-            ra: 0,
-            nav: 2_000_000,
-            seq: 0,
-            retry: false,
-            bytes: 20,
-            airtime: p.rts_time,
-            packet: NO_PACKET,
-        };
+        let rts = test_frames::rts(&p, 1, 0, 2_000_000);
         d.on_rx_start(&rts, 1e-6, true, &p, &mut env);
         fire(&mut d, &mut env, MacTimer::Recv, &p);
         fire(&mut d, &mut env, MacTimer::Defer, &p);
@@ -373,33 +350,13 @@ mod tests {
         d.send(out(2), &p, &mut env);
         env.now += p.timing.difs;
         let nav = p.duration(3 * p.timing.sifs + p.cts_time + p.timing.data_airtime(1534) + p.ack_time);
-        let rts = Frame {
-            kind: FrameKind::Rts,
-            ta: 1,
-            ra: 0,
-            nav,
-            seq: 0,
-            retry: false,
-            bytes: 20,
-            airtime: p.rts_time,
-            packet: NO_PACKET,
-        };
+        let rts = test_frames::rts(&p, 1, 0, nav);
         d.on_rx_start(&rts, 1e-6, true, &p, &mut env);
         fire(&mut d, &mut env, MacTimer::Recv, &p);
         fire(&mut d, &mut env, MacTimer::Defer, &p);
         assert_eq!(env.sent.last().unwrap().kind, FrameKind::Cts);
         env.now += p.cts_time + p.timing.sifs;
-        let data = Frame {
-            kind: FrameKind::Data,
-            ta: 1,
-            ra: 0,
-            nav: 0,
-            seq: 7,
-            retry: false,
-            bytes: 1534,
-            airtime: p.timing.data_airtime(1534),
-            packet: 9,
-        };
+        let data = Frame { seq: 7, packet: 9, ..test_frames::data(&p, 1, 0, 1500) };
         d.on_rx_start(&data, 1e-6, true, &p, &mut env);
         assert!(pace_at < env.now + data.airtime, "the wait ends during the DATA");
         fire(&mut d, &mut env, MacTimer::Pace, &p);

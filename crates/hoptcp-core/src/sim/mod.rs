@@ -9,6 +9,7 @@
 //! is in `ip.rs`; the contexts through which the MAC and AODV act on the
 //! world are `node_ctx.rs` and `route_ctx.rs`.
 
+mod air;
 mod ip;
 mod node_ctx;
 mod node_table;
@@ -21,7 +22,7 @@ use crate::app::http::Http;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
 use crate::mac::{
-    AdaptivePacing, Dcf, Frame, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, RetryAverage, Timing,
+    AdaptivePacing, Dcf, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, RetryAverage, Timing,
     N_TIMERS,
 };
 use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
@@ -35,6 +36,7 @@ use crate::stats::run_trace::RunTrace;
 use crate::stats::series::{LastValues, PacingMetric, SeriesKind, SeriesLog};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
+use air::{PendingEnds, Transmission};
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
 use node_table::NodeTable;
 pub use report::RunReport;
@@ -42,17 +44,12 @@ pub use report::RunReport;
 /// Events are small `Copy` records; node and flow ids index Vecs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Ev {
-    /// First bit of transmission `tx` reaches the sender's hearers in
-    /// arrival group `group` (all at the same distance).
-    RxStart {
+    /// The next step of frame `tx` on the air (`air.rs`): its first bit
+    /// reaches a group of hearers, or it ends at one.
+    /// (`step`: the group reached, or `air::END` | the group it ends at).
+    Air {
         tx: u32,
-        group: u32,
-    },
-    /// The same frame ends at that group: reception timers of the members
-    /// that are still locked on it expire.
-    RxEnd {
-        sender: u32,
-        group: u32,
+        step: u32,
     },
     Mac {
         node: u32,
@@ -122,14 +119,6 @@ pub(crate) enum Ev {
     GapTimer {
         gen: u32,
     },
-}
-
-/// A frame on the air, shared by all its receivers until each has seen it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Transmission {
-    pub frame: Frame,
-    pub tx_node: u32,
-    pub pending: u32,
 }
 
 pub(crate) struct Node {
@@ -244,6 +233,8 @@ pub struct Simulation {
     p: MacParams,
     packets: Slab<Packet>,
     txs: Slab<Transmission>,
+    /// Per frame on the air: its pending ends.
+    air_ends: PendingEnds,
     flows: Vec<Flow>,
     routing: Routing,
     drops: Drops,
@@ -363,6 +354,7 @@ impl Simulation {
             p,
             packets: Slab::default(),
             txs: Slab::default(),
+            air_ends: PendingEnds::default(),
             flows,
             routing,
             drops: Drops::new(),
@@ -500,16 +492,19 @@ impl Simulation {
     /// returned (used for progress bars and Ctrl-C).
     pub fn run_observed(mut self, mut observe: impl FnMut(f64) -> bool) -> std::io::Result<Option<RunReport>> {
         let started = std::time::Instant::now();
-        let mut n: u32 = 0;
+        // Checks so far (one per 2^16 events; a frame's inline steps count too).
+        let mut checks: u64 = 0;
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
                 break;
             }
             let (now, ev) = self.q.pop().unwrap();
             self.dispatch(now, ev);
-            n = n.wrapping_add(1);
-            if n & 0xffff == 0 && !observe(now as f64 / self.end.max(1) as f64) {
-                return Ok(None);
+            if self.q.events_processed() >> 16 > checks {
+                checks = self.q.events_processed() >> 16;
+                if !observe(self.q.now() as f64 / self.end.max(1) as f64) {
+                    return Ok(None);
+                }
             }
         }
         let wall = started.elapsed().as_secs_f64();
@@ -524,40 +519,7 @@ impl Simulation {
 
     fn dispatch(&mut self, now: Time, ev: Ev) {
         match ev {
-            Ev::RxStart { tx, group } => {
-                let t = self.txs.get_mut(tx);
-                let (frame, sender) = (t.frame, t.tx_node as usize);
-                t.pending -= 1;
-                if t.pending == 0 {
-                    self.txs.remove(tx);
-                }
-                // Every hearer at this distance, in node-id order. Reception
-                // timers they start all expire when this frame ends there:
-                // one RxEnd event covers them (same order as separate ones).
-                let g = self.channel.arrivals[sender][group as usize];
-                let mut locked = false;
-                for m in g.start..g.end {
-                    let k = self.channel.arrival_order[sender][m as usize];
-                    let nb = self.channel.sensed_by[sender][k as usize];
-                    self.with_node_ctx(now, nb.node, Some(&mut locked), |mac, p, ctx| {
-                        mac.on_rx_start(&frame, nb.power, nb.decodable, p, ctx)
-                    });
-                }
-                if locked {
-                    self.q.schedule_at(now + frame.airtime, Ev::RxEnd { sender: sender as u32, group });
-                }
-            }
-            Ev::RxEnd { sender, group } => {
-                let g = self.channel.arrivals[sender as usize][group as usize];
-                for m in g.start..g.end {
-                    let k = self.channel.arrival_order[sender as usize][m as usize];
-                    let node = self.channel.sensed_by[sender as usize][k as usize].node;
-                    let (at, gen) = self.nodes.get_mut(node).recv_due;
-                    if at == now {
-                        self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::Recv, gen, p, ctx));
-                    }
-                }
-            }
+            Ev::Air { tx, step } => self.air_step(now, tx, step),
             Ev::Mac { node, timer, gen } => {
                 self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::from_u8(timer), gen, p, ctx));
             }

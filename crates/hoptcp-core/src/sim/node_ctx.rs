@@ -2,8 +2,9 @@
 //! turns MAC actions into events, channel transmissions, queue pulls and
 //! statistics.
 
+use super::air::Transmission;
 use super::route_ctx::RouteCtx;
-use super::{mac_timer_slot, Ev, Transmission};
+use super::{mac_timer_slot, Ev};
 use crate::engine::{EventQueue, Time};
 use crate::mac::{Frame, MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
 use crate::net::routing::aodv::DataRef;
@@ -170,10 +171,18 @@ impl MacEnv for NodeCtx<'_> {
         if groups.is_empty() {
             return;
         }
-        let tx = self.txs.insert(Transmission { frame: *frame, tx_node: self.node, pending: groups.len() as u32 });
-        for (g, group) in groups.iter().enumerate() {
-            self.q.schedule_at(self.now + group.delay, Ev::RxStart { tx, group: g as u32 });
-        }
+        // One queue entry for the frame; each arrival group is ordered as if
+        // its own event had been scheduled now (`air.rs`).
+        let first_seq = self.q.reserve(groups.len() as u32);
+        let tx = self.txs.insert(Transmission {
+            frame: *frame,
+            tx_node: self.node,
+            sent: self.now,
+            first_seq,
+            next_group: 0,
+            ends_done: 0,
+        });
+        self.q.schedule_seq(self.now + groups[0].delay, first_seq, Ev::Air { tx, step: 0 });
     }
 
     fn pull_next(&mut self) -> Option<Outgoing> {

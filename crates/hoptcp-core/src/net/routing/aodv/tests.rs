@@ -84,6 +84,16 @@ fn data(pkt: u32, src: NodeId, dst: NodeId, hops: u16) -> DataRef {
 const MS: Time = NS_PER_MS;
 const S: Time = NS_PER_S;
 
+/// Node `a` (k) of the chain 0..7 hears 0's RREQ for 7 from k - 1 and the
+/// RREP back from k + 1: a reverse route to 0 via k - 1 and a forward route
+/// to 7 via k + 1.
+fn on_chain_route(a: &mut Aodv, p: &AodvParams, env: &mut Env) {
+    let k = a.id;
+    a.recv(AodvMsg::Rreq(rreq(0, 7, k as u8, 1, 4, 0)), k - 1, BROADCAST, 30 - k as u8, p, env);
+    let rp = Rrep { hop_count: 7 - k as u8, dst: 7, dst_seqno: 4, src: k + 1, lifetime: 10 * S, timestamp: 0 };
+    a.recv(AodvMsg::Rrep(rp), 7, 0, 23 + k as u8, p, env);
+}
+
 fn rreq(src: NodeId, dst: NodeId, hop_count: u8, bcast_id: u32, src_seqno: u32, dst_seqno: u32) -> Rreq {
     Rreq { hop_count, bcast_id, dst, dst_seqno, src, src_seqno, timestamp: 0 }
 }
@@ -348,9 +358,7 @@ fn link_break_near_the_source_drops_flushes_and_sends_rerr() {
     let mut a = node(2);
     let mut env = Env::default();
     // Node 2 on the chain 0..7: reverse route to 0 (via 1) and forward route to 7 (via 3).
-    a.recv(AodvMsg::Rreq(rreq(0, 7, 2, 1, 4, 0)), 1, BROADCAST, 28, &p, &mut env);
-    let rp = Rrep { hop_count: 5, dst: 7, dst_seqno: 4, src: 3, lifetime: 10 * S, timestamp: 0 };
-    a.recv(AodvMsg::Rrep(rp), 7, 0, 25, &p, &mut env);
+    on_chain_route(&mut a, &p, &mut env);
     env.take_sent();
     let seq_before = a.seqno();
     // A data packet 2 hops from its source fails towards node 3, 5 hops
@@ -382,9 +390,7 @@ fn link_break_near_the_destination_is_repaired_locally() {
     let p = AodvParams::default();
     let mut a = node(5);
     let mut env = Env::default();
-    a.recv(AodvMsg::Rreq(rreq(0, 7, 5, 1, 4, 0)), 4, BROADCAST, 25, &p, &mut env);
-    let rp = Rrep { hop_count: 2, dst: 7, dst_seqno: 4, src: 6, lifetime: 10 * S, timestamp: 0 };
-    a.recv(AodvMsg::Rrep(rp), 7, 0, 28, &p, &mut env);
+    on_chain_route(&mut a, &p, &mut env);
     env.take_sent();
     // 5 hops travelled > 2 hops to go: repair.
     let d = data(5, 0, 7, 5);
@@ -421,9 +427,7 @@ fn failed_local_repair_brings_the_route_down_at_the_timer() {
     let p = AodvParams::default();
     let mut a = node(5);
     let mut env = Env::default();
-    a.recv(AodvMsg::Rreq(rreq(0, 7, 5, 1, 4, 0)), 4, BROADCAST, 25, &p, &mut env);
-    let rp = Rrep { hop_count: 2, dst: 7, dst_seqno: 4, src: 6, lifetime: 10 * S, timestamp: 0 };
-    a.recv(AodvMsg::Rrep(rp), 7, 0, 28, &p, &mut env);
+    on_chain_route(&mut a, &p, &mut env);
     a.link_failed(data(5, 0, 7, 5), 6, DropCause::MacRtsRetry, &p, env.at(S));
     a.local_repair_timeout(7);
     assert_eq!(a.route(7).unwrap().state, RouteState::Down);
@@ -451,9 +455,7 @@ fn rerr_invalidates_routes_through_its_sender_and_propagates_to_precursors() {
     // Node 1 relayed the route 0 -> 7: its route to 7 (via 2) has precursor 0.
     let mut a = node(1);
     let mut env = Env::default();
-    a.recv(AodvMsg::Rreq(rreq(0, 7, 1, 1, 4, 0)), 0, BROADCAST, 29, &p, &mut env);
-    let rp = Rrep { hop_count: 6, dst: 7, dst_seqno: 4, src: 2, lifetime: 10 * S, timestamp: 0 };
-    a.recv(AodvMsg::Rrep(rp), 7, 0, 24, &p, &mut env);
+    on_chain_route(&mut a, &p, &mut env);
     env.take_sent();
     let mut e = Rerr::default();
     e.push(7, 5);
@@ -562,9 +564,7 @@ fn with_hello_detection_a_mac_failure_only_drops_the_packet() {
     let p = hello_params();
     let mut a = node(2);
     let mut env = Env::default();
-    a.recv(AodvMsg::Rreq(rreq(0, 7, 2, 1, 4, 0)), 1, BROADCAST, 28, &p, &mut env);
-    let rp = Rrep { hop_count: 5, dst: 7, dst_seqno: 4, src: 3, lifetime: 10 * S, timestamp: 0 };
-    a.recv(AodvMsg::Rrep(rp), 7, 0, 25, &p, &mut env);
+    on_chain_route(&mut a, &p, &mut env);
     env.take_sent();
     let seq_before = a.seqno();
     // Far from the source (local repair would apply) or near it: no route action.
