@@ -148,11 +148,12 @@ def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
         rtx = sum(float(r.get(f"flow.{i}.retransmissions", 0)) for i in flow_ids(r))
         loss.append(100 * rtx / sent if sent > 0 else math.nan)
     df["loss"] = loss
+    dcols = [c for c in df.columns if str(c).startswith("drops.by_kind.tcp_data.")]
+    dropped = df[dcols].fillna(0).sum(axis=1).tolist() if dcols else [math.nan] * len(df)
     net = []
-    for r in recs:
+    for r, d in zip(recs, dropped):
         sent = sum(float(r.get(f"flow.{i}.packets_sent", 0)) for i in flow_ids(r))
-        drops = [float(v) for k, v in r.items() if str(k).startswith("drops.by_kind.tcp_data.") and v == v]
-        net.append(100 * sum(drops) / sent if sent > 0 and drops else math.nan)
+        net.append(100 * d / sent if sent > 0 else math.nan)
     df["loss_net"] = net
     df["jain_kbps"] = [jain([float(r.get(f"flow.{i}.goodput_bps", math.nan)) for i in flow_ids(r)]) for r in recs]
     df["jain_rtt"] = [jain([float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in flow_ids(r)]) for r in recs]
