@@ -115,6 +115,9 @@ def test_frame_readings_of_rts_collisions_loss_and_jain_by_hand():
     assert r["jain_kbps"] == pytest.approx(200e3 ** 2 / (2 * (150e3 ** 2 + 50e3 ** 2)))
     assert r["rtt_flow0_ms"] == pytest.approx(100) and r["rtt_flow1_ms"] == pytest.approx(300)
     assert math.isnan(r["rtt_flow2_ms"])
+    one = ldm.ldm_frame(df.drop(columns=["flow.1.goodput_bps", "flow.1.avg_rtt_s", "flow.1.packets_sent",
+                                         "flow.1.retransmissions"])).iloc[0]
+    assert one["rtt_flow1_ms"] == one["rtt_flow2_ms"] == pytest.approx(100), "a one-flow run: its only flow"
     # runs without the counters (ns-2.35's, older ones) give no reading rather than a wrong one
     old = ldm.ldm_frame(df.drop(columns=["node.0.cts_withheld", "node.1.cts_withheld"])).iloc[0]
     assert math.isnan(old["rts_collided"]) and old["rts_retx"] == 11

@@ -119,7 +119,7 @@ def _mean_flows(row: Mapping[str, Any], metric: str) -> float:
 
 def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
     """The runs with ``scheme``, ``kbps``, ``rtt_ms`` (mean over flows), ``rtt_sum_ms``,
-    ``rtt_flow<i>_ms`` (flow i's, i = 0..2), ``rts_collisions`` (RTS left without CTS, all
+    ``rtt_flow<i>_ms`` (flow i's, i = 0..2; the only flow's in a one-flow run), ``rts_collisions`` (RTS left without CTS, all
     nodes), the other readings of Lee's undefined "RTS collisions" (``rts_collided``: RTS left
     without CTS although the receiver's medium was idle, i.e. lost to a collision rather than to
     the receiver's NAV; ``rts_retx``: RTS sent again after a CTS timeout), ``avgwin`` (mean over
@@ -133,8 +133,9 @@ def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
     df["kbps"] = df[GOODPUT] / 1e3
     df["rtt_ms"] = [1e3 * _mean_flows(r, "avg_rtt_s") for r in recs]
     df["rtt_sum_ms"] = [1e3 * sum(float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in flow_ids(r)) for r in recs]
-    for i in range(3):
-        df[f"rtt_flow{i}_ms"] = [1e3 * float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for r in recs]
+    for i in range(3):  # "the round-trip time of one of the flows" (Fig. 5); a one-flow run's is its flow's
+        df[f"rtt_flow{i}_ms"] = [1e3 * float(r.get(f"flow.{i if len(flow_ids(r)) > 1 else 0}.avg_rtt_s", math.nan))
+                                 for r in recs]
     df["rts_collisions"] = [_node_sum(r, "cts_timeouts") for r in recs]
     # Lee §II-A: no CTS comes back "either because its RTS packet collided with another
     # transmission at the receiver or because the receiver's NAV indicated that the network is
