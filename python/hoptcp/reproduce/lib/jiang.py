@@ -233,50 +233,68 @@ def jiang_side_route_failures(ctx: "Context", runs: "pd.DataFrame", point: Mappi
 
 
 
-# --- §5.1: simultaneous transmissions on the string, from a pcapng trace -----------------------
+# --- what Jiang et al. leave open: the readings an entry's ``unspecified`` ranges run --------
 
-def unicast_data_frames(trace: bytes) -> list[tuple[int, int, int, int, int]]:
-    """(interface, time ns, transmitter, receiver, sequence number) of every unicast 802.11 DATA
-    frame in a hoptcp pcapng trace (one interface per node, radiotap + 802.11, nanosecond
-    timestamps): the frames each node sent and those it received."""
-    import struct
+#: whether AODV repairs a broken link locally, which Jiang leaves open ("The routing protocol
+#: used in the simulation is AODV [16]"; how it learns of a break is said, §5.2: "the packet is
+#: dropped and link breakage reported"): (label, side sweep with it; None: the main sweep)
+REPAIRS = (("AODV with local repair", None), ("AODV without local repair", "no-local-repair"))
+#: the readings of a count the paper prints: name -> (label, check at a point ``where``)
+_READINGS: dict[str, tuple[str, Callable[[Mapping[str, Any]], Callable[..., Estimate]]]] = {
+    "received": ("packets received", lambda w: _metric_at(RECEIVED, w)),
+    "loss": ("data lost", lambda w: _loss_at(w)),
+    "link_failures": ("MAC retry-limit drops of TCP packets", lambda w: _link_failures_at(w)),
+    "route_breaks": ("the flow's AODV route breaks", lambda w: _metric_at("flow.0.route_breaks", w)),
+    "route_discoveries": ("the source's route discoveries", lambda w: _metric_at("flow.0.route_discoveries", w)),
+    "retry_gain": ("gain from 14/10", lambda w: _gain(w)),
+    "best_size": ("best packet size", lambda w: _best_size(int(w[HOPS]))),
+}
 
-    out: list[tuple[int, int, int, int, int]] = []
-    i = 0
-    while i + 12 <= len(trace):
-        btype, blen = struct.unpack_from("<II", trace, i)
-        if blen < 12:
-            raise SpecError(f"pcapng: block of {blen} bytes at offset {i}")
-        if btype == 6:  # enhanced packet block
-            iface, hi, lo, cap = struct.unpack_from("<IIII", trace, i + 8)
-            pkt = trace[i + 28:i + 28 + cap]
-            rt = struct.unpack_from("<H", pkt, 2)[0] if len(pkt) >= 4 else 0
-            f = pkt[rt:]
-            if len(f) >= 24 and f[0] == 0x08 and f[4] != 0xFF:
-                ra = int.from_bytes(f[6:10], "big")
-                ta = int.from_bytes(f[12:16], "big")
-                seq = struct.unpack_from("<H", f, 22)[0] >> 4
-                out.append((iface, (hi << 32) | lo, ta, ra, seq))
-        i += blen
+
+@register("check")
+def jiang_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measures: Sequence[str],
+                   hops: int, win: int = 0) -> list[tuple[str, Estimate]]:
+    """Each of ``measures`` (names of ``_READINGS``) at (hops, W; ``win`` 0: a sweep that does not
+    vary W) with AODV's local repair on (the main sweep) and off (side ``no-local-repair``); a
+    side not run (or without that point) is left out, none at all raises."""
+    bad = [m for m in measures if m not in _READINGS]
+    if bad or not measures:
+        raise SpecError(f"measures = {list(measures)!r}; allowed: {', '.join(_READINGS)}")
+    out = []
+    for label, side in REPAIRS:
+        try:
+            c = ctx if side is None else ctx.side(side)
+        except (KeyError, SpecError):
+            continue
+        for m in measures:
+            name, check = _READINGS[m]
+            try:
+                est = check({HOPS: hops, **({WIN: win} if win else {})})(c, c.runs, point)
+            except SpecError:
+                continue
+            out.append((label if len(measures) == 1 else f"{label}; {name}", est))
+    if not out:
+        raise SpecError(f"no runs at {hops} hops, W = {win} in any setting")
     return out
 
 
-def max_simultaneous_transmissions(frames: Sequence[tuple[int, int, int, int, int]]) -> int:
-    """The largest number of successful DATA transmissions on the air at once: a transmission
-    runs from its sender's record (start of transmission) to its addressee's record (end of the
-    reception), the last attempt of that (sender, receiver, sequence number) before it."""
-    sent: dict[tuple[int, int, int], list[int]] = {}
-    for iface, t, ta, ra, seq in frames:
-        if iface == ta:
-            sent.setdefault((ta, ra, seq), []).append(t)
-    edges = []
-    for iface, t, ta, ra, seq in frames:
-        if iface == ra and iface != ta:
-            starts = [x for x in sent.get((ta, ra, seq), []) if x < t]
-            if starts:
-                edges += [(max(starts), 1), (t, -1)]
+# --- §5.1: simultaneous transmissions on the string, from the air trace ---------------------
+
+def successful_data_transmissions(air: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """(start, end) in ns of every unicast DATA frame its addressee received, from a run's air
+    trace (``RunResult.air``): from the first bit sent to the last bit received."""
+    f, rx = air["frames"], air["rx"]
+    data, ok = air["frame_kinds"].index("data"), air["fates"].index("received")
+    return [(int(f["start_ns"][fr]), int(t)) for fr, node, fate, t in zip(rx["frame"], rx["node"], rx["fate"], rx["t_ns"])
+            if fate == ok and f["kind"][fr] == data and f["ra"][fr] == node]
+
+
+def max_simultaneous_transmissions(spans: Sequence[tuple[int, int]]) -> int:
+    """The largest number of the ``spans`` (start, end) on the air at once; one ending at the
+    instant another starts does not overlap it."""
+    edges = [e for a, b in spans for e in ((a, 1), (b, -1))]
     best = cur = 0
-    for _, d in sorted(edges, key=lambda e: (e[0], e[1])):  # an end before a start at the same instant
+    for _, d in sorted(edges):  # an end (-1) before a start (+1) at the same instant
         cur += d
         best = max(best, cur)
     return best
@@ -286,26 +304,20 @@ def max_simultaneous_transmissions(frames: Sequence[tuple[int, int, int, int, in
 def jiang_simultaneous_tx(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, hops: int,
                           win: int) -> Estimate:
     """The most successful DATA transmissions on the air at once in a run of the ``hops``-hop
-    string at max window ``win`` (each seed rerun with a pcapng trace); mean over seeds."""
-    import tempfile
-    from pathlib import Path
-
+    string at max window ``win`` (each seed rerun with its air trace); mean over seeds."""
     from ...runner import run
 
     if _is_ns2(runs):
-        raise SpecError("needs hoptcp's pcapng traces")
+        raise SpecError("needs hoptcp's air traces")
     p, sel = _point_of(runs, ctx, {HOPS: hops, WIN: win})
     out = []
     for seed in sel["seed"]:
         key = ("jiang_simultaneous_tx", ctx.name, hops, win, int(seed))
         if key not in ctx.cache:
-            with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp) / "trace.pcapng"
-                run(ctx.scenario(p), seed=int(seed), pcap=str(path))
-                ctx.cache[key] = max_simultaneous_transmissions(unicast_data_frames(path.read_bytes()))
+            res = run(ctx.scenario(p).with_overrides({"stats.series": ["air"]}), seed=int(seed))
+            ctx.cache[key] = max_simultaneous_transmissions(successful_data_transmissions(res.air))
         out.append(ctx.cache[key])
     return mean_ci(out)
-
 
 
 @register("evidence")
@@ -607,20 +619,24 @@ def jiang_fig7(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mappin
     return fig
 
 
-def _share(ctx: "Context", runs: "pd.DataFrame", during: tuple[float, float], before: tuple[float, float]) -> Estimate:
-    """Connection 1's packets per second in ``during`` over those in ``before``, per run."""
-    def f(s: "pd.DataFrame", p: Mapping[str, Any]) -> float:
+def _share(ctx: "Context", runs: "pd.DataFrame", during: tuple[float, float], before: tuple[float, float],
+           point: Mapping[str, Any] | None = None) -> Estimate:
+    """Connection 1's packets per second in ``during`` over those in ``before``, per run (of the
+    sweep point ``point``; default: the sweep's only point)."""
+    p = dict(point or {})
+
+    def f(s: "pd.DataFrame") -> float:
         pk = _pkts_per_s(s, 0, _payload(ctx, p))
         a = pk[(pk.index > during[0]) & (pk.index <= during[1])].mean()
         b = pk[(pk.index > before[0]) & (pk.index <= before[1])].mean()
         return float(a / b) if b > 0 else math.nan
     if _is_ns2(runs):
         raise SpecError("needs hoptcp's per-second series")
-    return mean_ci([f(jiang_series(ctx, {}, int(s)), {}) for s in runs["seed"]])
+    return mean_ci([f(jiang_series(ctx, p, int(s))) for s in runs["seed"]])
 
 
-def _window(ctx: "Context") -> tuple[float, float]:
-    f1 = ctx.resolved({})["flows"][1]
+def _window(ctx: "Context", point: Mapping[str, Any] | None = None) -> tuple[float, float]:
+    f1 = ctx.resolved(dict(point or {}))["flows"][1]
     return float(f1["start_s"]), float(f1["stop_s"])
 
 
@@ -639,6 +655,30 @@ def jiang_neigh_after(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, 
     a, b = _window(ctx)
     end = float(ctx.resolved({})["duration_s"])
     return _share(ctx, runs, (b + 5, end), (5.0, a))
+
+
+STOP2 = "flows.1.stop_s"
+
+
+@register("check")
+def jiang_neigh_after_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                               side: str) -> list[tuple[str, Estimate]]:
+    """:func:`jiang_neigh_after` for every stop time of connection 2: the main sweep's and each
+    of the side sweep ``side`` (which varies ``flows.1.stop_s``), in order of the stop time."""
+    a, b = _window(ctx)
+    end = float(ctx.resolved({})["duration_s"])
+    got = {b: _share(ctx, runs, (b + 5, end), (5.0, a))}
+    try:
+        sc = ctx.side(side)
+    except (KeyError, SpecError):
+        sc = None
+    if sc is not None:
+        for stop, sel in sc.runs.groupby(STOP2, sort=True):
+            p = {STOP2: float(stop)}
+            a2, b2 = _window(sc, p)
+            end2 = float(sc.resolved(p)["duration_s"])
+            got[b2] = _share(sc, sel, (b2 + 5, end2), (5.0, a2), p)
+    return [(f"connection 2 stops at {t:g} s", got[t]) for t in sorted(got)]
 
 
 @register("figure")

@@ -43,6 +43,9 @@ PACE_ON = "mac.adaptive_pacing.enabled"
 LDM_ON = "ip.ldm.enabled"
 ESTIMATE = "ip.ldm.estimate"
 ROUTING = "routing.protocol"
+DETECT = "routing.aodv.link_detection"
+WAIT = "mac.adaptive_pacing.wait"
+EXTRA = "mac.adaptive_pacing.extra"
 SCHEMES = ("regular", "restrained", "pacing", "ldm-est", "ldm-oracle")
 LABEL = {"regular": "regular TCP", "restrained": "restrained (printed window)", "pacing": "adaptive pacing",
          "ldm-est": "LDM (estimated)", "ldm-oracle": "LDM (oracle)"}
@@ -104,6 +107,11 @@ def _node_sum(row: Mapping[str, Any], suffix: str) -> float:
     return float(sum(float(row[k]) for k in per_id(row, "node", suffix).values() if row[k] == row[k]))
 
 
+def _node_sum_or_nan(row: Mapping[str, Any], suffix: str) -> float:
+    """As :func:`_node_sum`, NaN where the runs do not carry the counter (older or ns-2.35 runs)."""
+    return _node_sum(row, suffix) if per_id(row, "node", suffix) else math.nan
+
+
 def _mean_flows(row: Mapping[str, Any], metric: str) -> float:
     xs = [float(row[f"flow.{i}.{metric}"]) for i in flow_ids(row) if f"flow.{i}.{metric}" in row]
     return sum(xs) / len(xs) if xs else math.nan
@@ -111,9 +119,13 @@ def _mean_flows(row: Mapping[str, Any], metric: str) -> float:
 
 def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
     """The runs with ``scheme``, ``kbps``, ``rtt_ms`` (mean over flows), ``rtt_sum_ms``,
-    ``rts_collisions`` (RTS left without CTS, all nodes), ``avgwin`` (mean over flows),
-    ``loss`` (retransmitted share of the data segments sent, all flows) and
-    ``jain_rtt`` (Jain's index of the flows' RTTs)."""
+    ``rtt_flow<i>_ms`` (flow i's, i = 0..2; the only flow's in a one-flow run), ``rts_collisions`` (RTS left without CTS, all
+    nodes), the other readings of Lee's undefined "RTS collisions" (``rts_collided``: RTS left
+    without CTS although the receiver's medium was idle, i.e. lost to a collision rather than to
+    the receiver's NAV; ``rts_retx``: RTS sent again after a CTS timeout), ``avgwin`` (mean over
+    flows), ``loss`` (retransmitted share of the data segments sent, all flows), ``loss_net``
+    (TCP data packets dropped in the network per data segment sent, %), ``jain_kbps`` and
+    ``jain_rtt`` (Jain's index of the flows' goodputs and RTTs)."""
     df = runs.copy()
     df.attrs = {}
     recs = df.to_dict("records")
@@ -121,7 +133,15 @@ def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
     df["kbps"] = df[GOODPUT] / 1e3
     df["rtt_ms"] = [1e3 * _mean_flows(r, "avg_rtt_s") for r in recs]
     df["rtt_sum_ms"] = [1e3 * sum(float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in flow_ids(r)) for r in recs]
+    for i in range(3):  # "the round-trip time of one of the flows" (Fig. 5); a one-flow run's is its flow's
+        df[f"rtt_flow{i}_ms"] = [1e3 * float(r.get(f"flow.{i if len(flow_ids(r)) > 1 else 0}.avg_rtt_s", math.nan))
+                                 for r in recs]
     df["rts_collisions"] = [_node_sum(r, "cts_timeouts") for r in recs]
+    # Lee §II-A: no CTS comes back "either because its RTS packet collided with another
+    # transmission at the receiver or because the receiver's NAV indicated that the network is
+    # not available"; the sender then re-sends the RTS, unless the retry limit drops the packet.
+    df["rts_collided"] = [_node_sum(r, "cts_timeouts") - _node_sum_or_nan(r, "cts_withheld") for r in recs]
+    df["rts_retx"] = [_node_sum(r, "cts_timeouts") - _node_sum_or_nan(r, "drops_rts_retry") for r in recs]
     df["avgwin"] = [_mean_flows(r, "avg_cwnd") for r in recs]
     loss = []
     for r in recs:
@@ -129,21 +149,42 @@ def ldm_frame(runs: "pd.DataFrame") -> "pd.DataFrame":
         rtx = sum(float(r.get(f"flow.{i}.retransmissions", 0)) for i in flow_ids(r))
         loss.append(100 * rtx / sent if sent > 0 else math.nan)
     df["loss"] = loss
+    dcols = [c for c in df.columns if str(c).startswith("drops.by_kind.tcp_data.")]
+    dropped = df[dcols].fillna(0).sum(axis=1).tolist() if dcols else [math.nan] * len(df)
+    net = []
+    for r, d in zip(recs, dropped):
+        sent = sum(float(r.get(f"flow.{i}.packets_sent", 0)) for i in flow_ids(r))
+        net.append(100 * d / sent if sent > 0 else math.nan)
+    df["loss_net"] = net
+    df["jain_kbps"] = [jain([float(r.get(f"flow.{i}.goodput_bps", math.nan)) for i in flow_ids(r)]) for r in recs]
     df["jain_rtt"] = [jain([float(r.get(f"flow.{i}.avg_rtt_s", math.nan)) for i in flow_ids(r)]) for r in recs]
     return df
 
 
-def _sel(ctx: "Context", scheme: str, hops: int) -> "pd.DataFrame":
-    key = ("ldm_frame", id(ctx.runs))
-    df = ctx.cache.get(key)
+def _frame(ctx: "Context", side: str | None = None) -> "pd.DataFrame":
+    """:func:`ldm_frame` of the main sweep's runs (or a side sweep's), cached for the report."""
+    runs = ctx.runs if side is None else ctx.side(side).runs
+    key = ("ldm_frame", id(runs))
+    cache = getattr(ctx, "cache", None)
+    df = cache.get(key) if cache is not None else None
     if df is None:
-        df = ctx.cache[key] = ldm_frame(ctx.runs)
+        df = ldm_frame(runs)
+        if cache is not None:
+            cache[key] = df
+    return df
+
+
+def _pick(df: "pd.DataFrame", scheme: str, hops: int) -> "pd.DataFrame":
     out = df[df["scheme"] == scheme]
     if hops and HOPS in out.columns:
         out = out[out[HOPS] == hops]
     if out.empty:
         raise SpecError(f"no runs of {scheme}" + (f" on the {hops}-hop chain" if hops else ""))
     return out
+
+
+def _sel(ctx: "Context", scheme: str, hops: int) -> "pd.DataFrame":
+    return _pick(_frame(ctx), scheme, hops)
 
 
 def _ratio_pct(a: Estimate, b: Estimate) -> Estimate:
@@ -156,7 +197,13 @@ def _ratio_pct(a: Estimate, b: Estimate) -> Estimate:
 
 
 #: the per-run measures of ldm_frame that ldm_metric and ldm_relative read
-MEASURES = ("kbps", "rtt_ms", "rtt_sum_ms", "avgwin", "jain_rtt", "rts_collisions", "loss")
+MEASURES = ("kbps", "rtt_ms", "rtt_sum_ms", "rtt_flow0_ms", "rtt_flow1_ms", "rtt_flow2_ms", "avgwin", "jain_kbps",
+            "jain_rtt", "rts_collisions", "rts_collided", "rts_retx", "loss", "loss_net")
+#: how a reading of a measure is named in a report
+MEASURE_LABEL = {"rtt_ms": "mean RTT over the flows", "rtt_sum_ms": "sum of the flows' RTTs",
+                 "rtt_flow0_ms": "flow 0's RTT", "rtt_flow1_ms": "flow 1's RTT", "rtt_flow2_ms": "flow 2's RTT",
+                 "rts_collisions": "RTS without CTS", "rts_collided": "RTS without CTS, receiver idle",
+                 "rts_retx": "RTS re-sent", "loss": "retransmitted share", "loss_net": "data dropped per segment sent"}
 
 
 def _measure_and_scheme(measure: str, scheme: str) -> None:
@@ -195,16 +242,136 @@ def ldm_jain_goodput(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, A
 @register("check")
 def ldm_side_kbps(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, side: str,
                   hops: int) -> Estimate:
-    """Aggregate goodput (kb/s) on the ``hops``-hop chain in a side sweep that runs regular TCP
-    only (the AODV link-detection sides): mean over its seeds. hoptcp only: called with
+    """Regular TCP's aggregate goodput (kb/s) on the ``hops``-hop chain in a side sweep (the AODV
+    link-detection sides): mean over its seeds. hoptcp only: called with
     ns-2.35's stored runs (``ns2.`` columns), which have no side sweeps, it raises."""
     if runs is not None and any(str(c).startswith("ns2.") for c in runs.columns):
         raise SpecError(f"ns-2.35 has no runs of the side sweep '{side}'")
     sel = ctx.side(side).runs
-    sel = sel[sel[HOPS] == hops]
+    regular = [ldm_scheme(r) == "regular" for r in sel.to_dict("records")]
+    sel = sel[(sel[HOPS] == hops).to_numpy() & regular]
     if sel.empty:
         raise SpecError(f"side sweep '{side}' has no runs on the {hops}-hop chain")
     return mean_ci(sel["aggregate_goodput_bps"] / 1e3)
+
+
+# --------------------------------------------------------------------------------------
+# What Lee et al. leave open: the readings an entry's ``unspecified`` ranges run
+# --------------------------------------------------------------------------------------
+
+#: how AODV notices a broken link, which Lee leaves open (§IV-A: "... and AODV routing"):
+#: (label, link_detection, side sweep holding every scheme with it; None: the main sweep)
+ROUTINGS = (("AODV MAC detection", "mac", None), ("AODV HELLO detection", "hello", "aodv-hello"))
+#: the side sweep running adaptive pacing with every reading of its extra wait, under each ROUTINGS
+PACING_SIDE = "pacing-readings"
+#: adaptive pacing's extra wait (Lee §II-C describes it in one sentence): (wait, extra)
+PACING_READINGS = (("frozen_backoff", "exchange"), ("frozen_backoff", "data"), ("timer", "exchange"),
+                   ("timer", "data"))
+
+
+def ldm_settings(ctx: "Context", pacing: bool) -> list[tuple[str, "pd.DataFrame"]]:
+    """The frames of every setting of Lee's open quantities: each AODV link detection (the main
+    sweep, side ``aodv-hello``) and, with ``pacing``, each reading of adaptive pacing's wait in
+    place of the main arm's pacing runs (side ``pacing-readings``). A setting whose runs are
+    absent (a quick sweep) is left out; none at all raises."""
+    import pandas as pd
+
+    out = []
+    for label, detect, side in ROUTINGS:
+        try:
+            base = _frame(ctx, side)
+        except (KeyError, SpecError):
+            continue
+        if not pacing:
+            out.append((label, base))
+            continue
+        try:
+            pr = _frame(ctx, PACING_SIDE)
+        except (KeyError, SpecError):
+            continue
+        for wait, extra in PACING_READINGS:
+            if DETECT not in pr.columns or WAIT not in pr.columns or EXTRA not in pr.columns:
+                break
+            sel = pr[(pr[DETECT] == detect) & (pr[WAIT] == wait) & (pr[EXTRA] == extra) & (pr["scheme"] == "pacing")]
+            if sel.empty:
+                continue
+            out.append((f"{label}, pacing {wait.replace('_', ' ')} + {extra}",
+                        pd.concat([base[base["scheme"] != "pacing"], sel], ignore_index=True)))
+    if not out:
+        raise SpecError("no runs of any setting (side sweeps 'aodv-hello'" + (f", '{PACING_SIDE}'" if pacing else "") + ")")
+    return out
+
+
+@register("check")
+def ldm_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str, scheme: str,
+                 hops: int = 0, relative: bool = False, measures: Sequence[str] = ()) -> list[tuple[str, Estimate]]:
+    """``ldm_metric`` (or, with ``relative``, ``ldm_relative``) at every setting of
+    :func:`ldm_settings` (adaptive pacing's readings when ``scheme`` is ``pacing``) and every
+    reading of the measure in ``measures`` (default: ``measure`` alone)."""
+    ms = list(measures) or [measure]
+    for m in ms:
+        _measure_and_scheme(m, scheme)
+    out = []
+    for label, df in ldm_settings(ctx, scheme == "pacing"):
+        for m in ms:
+            try:
+                a = mean_ci(_pick(df, scheme, hops)[m])
+                est = _ratio_pct(a, mean_ci(_pick(df, "regular", hops)[m])) if relative else a
+            except SpecError:
+                continue
+            out.append((label if len(ms) == 1 else f"{label}; {MEASURE_LABEL.get(m, m)}", est))
+    if not out:
+        raise SpecError(f"no runs of {scheme} at any setting")
+    return out
+
+
+def _max_cut(df: "pd.DataFrame", col: str, against: str, ldm: str = "ldm-oracle") -> Estimate:
+    cuts = []
+    for count in (1, 3):
+        for h in (7, 15, 24):
+            g = df[(df[HOPS] == h) & (df[COUNT] == count)] if COUNT in df.columns else df[df[HOPS] == h]
+            a, b = mean_ci(g[g["scheme"] == ldm][col]).mean, mean_ci(g[g["scheme"] == against][col]).mean
+            if a == a and b == b and b > 0:
+                cuts.append(100 * (1 - a / b))
+    if not cuts:
+        raise SpecError(f"no cells with both LDM and {LABEL[against]} runs")
+    return Estimate(max(cuts), math.nan, len(cuts), math.nan)
+
+
+@register("check")
+def ldm_max_cut_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, of: str, against: str,
+                         measures: Sequence[str] = ()) -> list[tuple[str, Estimate]]:
+    """:func:`ldm_max_cut` at every setting of :func:`ldm_settings` (adaptive pacing's readings
+    when ``against`` is ``pacing``) and every reading of the measure in ``measures``."""
+    if of not in _CUT_OF:
+        raise SpecError(f"of = {of!r}; allowed: {', '.join(_CUT_OF)}")
+    ms = list(measures) or [_CUT_OF[of]]
+    for m in ms:
+        _measure_and_scheme(m, against)
+    out = []
+    for label, df in ldm_settings(ctx, against == "pacing"):
+        for m in ms:
+            try:
+                out.append((label if len(ms) == 1 else f"{label}; {MEASURE_LABEL.get(m, m)}", _max_cut(df, m, against)))
+            except SpecError:
+                continue
+    if not out:
+        raise SpecError(f"no cells with both LDM and {LABEL[against]} runs at any setting")
+    return out
+
+
+@register("check")
+def ldm_rts0_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *,
+                      scheme: str) -> list[tuple[str, Estimate]]:
+    """:func:`ldm_rts0` under each AODV link detection (the main sweep, side ``aodv-hello``)."""
+    out = []
+    for label, _, side in ROUTINGS:
+        try:
+            c = ctx if side is None else ctx.side(side)
+        except (KeyError, SpecError):
+            continue
+        out.append((label, ldm_rts0(c, c.runs, point, scheme=scheme)))
+    return out
 
 
 @register("evidence")
@@ -551,18 +718,7 @@ def ldm_max_cut(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], 
         raise SpecError(f"of = {of!r}; allowed: {', '.join(_CUT_OF)}")
     if against not in ("regular", "pacing"):
         raise SpecError(f"against = {against!r}; allowed: regular, pacing")
-    col, ldm = _CUT_OF[of], "ldm-oracle"
-    df = ldm_frame(ctx.runs)
-    cuts = []
-    for count in (1, 3):
-        for h in (7, 15, 24):
-            g = df[(df[HOPS] == h) & (df[COUNT] == count)] if COUNT in df.columns else df[df[HOPS] == h]
-            a, b = mean_ci(g[g["scheme"] == ldm][col]).mean, mean_ci(g[g["scheme"] == against][col]).mean
-            if a == a and b == b and b > 0:
-                cuts.append(100 * (1 - a / b))
-    if not cuts:
-        raise SpecError(f"no cells with both LDM and {LABEL[against]} runs")
-    return Estimate(max(cuts), math.nan, len(cuts), math.nan)
+    return _max_cut(ldm_frame(ctx.runs), _CUT_OF[of], against)
 
 
 @register("values")
