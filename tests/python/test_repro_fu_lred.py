@@ -260,3 +260,80 @@ def test_run_prints_the_ecn_warning(real_core, capsys, tmp_path):
     assert {"lred_marks", "lred_drops", "lred_avg_retry", "pacing_active_s"} <= set(r.nodes.columns)
     assert main(["run", str(sc)]) == 0
     assert "warning" not in capsys.readouterr().out
+
+
+# --- the unspecified ranges (lib/fu_lred_ranges.py) -----------------------------------------
+
+def _ctx(eid: str, runs: pd.DataFrame, sides: dict[str, pd.DataFrame]):
+    from hoptcp.reproduce.report import Context
+
+    e = get_entry(eid)
+    side = {name: Context(e, e.side(name).sweep_spec(eid), df, None, False, name=name) for name, df in sides.items()}
+    return Context(e, e.sweep_spec(), runs, None, False, sides=side)
+
+
+def _chain_row(h, seed, goodput, lred, trigger="below_min_th", wait="frozen_backoff", extra="exchange", **th):
+    return {fl.HOPS: h, fl.COUNT: 1, "seed": seed, fl.GOODPUT: goodput, "flow.0.goodput_bps": goodput,
+            "flow.0.avg_cwnd": 3.0, fl.LRED_ON: lred, fl.PACE_ON: lred, fl.ECN: lred, fl.TRIGGER: trigger,
+            fl.WAIT: wait, fl.EXTRA: extra, **th}
+
+
+def test_chain_gain_settings_cover_the_readings_and_the_sides_thresholds():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    # NewReno: 100 kb/s at seed 1, 200 at seed 2 (mean 150); the main sweep's four readings of the
+    # wait at 165, 150, 135 and 120 (gains +10, 0, -10, -20 %); the side's two threshold settings
+    # at seed 1 only, so each is compared with NewReno's seed 1 (100): +30 % and -50 %
+    main = [_chain_row(20, s, 100.0 * s, False) for s in (1, 2)]
+    for g, (wait, extra) in zip((165.0, 150.0, 135.0, 120.0), (("frozen_backoff", "exchange"), ("timer", "exchange"),
+                                                               ("frozen_backoff", "data"), ("timer", "data"))):
+        main += [_chain_row(20, s, g, True, wait=wait, extra=extra) for s in (1, 2)]
+    side = [_chain_row(20, 1, 130.0, True, **{fl.MIN_TH: 0.1, fl.MAX_TH: 1.5, fl.MAX_P: 0.5}),
+            _chain_row(20, 1, 50.0, True, **{fl.MIN_TH: 0.5, fl.MAX_TH: 1.5, fl.MAX_P: 0.1})]
+    ctx = _ctx("fu-lred-chains", pd.DataFrame(main), {"thresholds": pd.DataFrame(side)})
+    got = fr.lred_chain_gain_settings(ctx, ctx.runs, {}, trigger="TR", flows=1, long=True, side="thresholds")
+    labels = [label for label, _ in got]
+    d = fl._defaults(ctx)
+    assert labels[0] == f"defaults (min_th {d['min_th']:g}, max_th {d['max_th']:g}, max_p {d['max_p']:g}); " \
+                        "frozen backoff, exchange"
+    assert labels[4:] == ["min_th 0.1, max_th 1.5, max_p 0.5; frozen backoff, exchange",
+                          "min_th 0.5, max_th 1.5, max_p 0.1; frozen backoff, exchange"]
+    assert [e.mean for _, e in got] == pytest.approx([10.0, 0.0, -10.0, -20.0, 30.0, -50.0])
+    # a declared setting the runs lack is an error, never left out
+    with pytest.raises(SpecError, match="no hop count"):
+        fr.lred_chain_gain_settings(ctx, ctx.runs, {}, trigger="INFOCOM", flows=1, long=True, side="thresholds")
+
+
+def test_topology_rank_settings_give_each_settings_seeds():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    def row(seed, lred, f0, f1, wait="frozen_backoff", extra="exchange", **th):
+        return {"name": "cross2", "seed": seed, fl.LRED_ON: lred, fl.PACE_ON: lred, fl.TRIGGER: "below_min_th",
+                fl.WAIT: wait, fl.EXTRA: extra, fl.GOODPUT: f0 + f1, "flow.0.goodput_bps": f0,
+                "flow.1.goodput_bps": f1, **th}
+
+    main = [row(s, False, 1000.0 * s, 0.0) for s in (1, 2)]
+    for wait, extra in (("frozen_backoff", "exchange"), ("timer", "exchange"), ("frozen_backoff", "data"),
+                        ("timer", "data")):
+        main += [row(s, True, 100e3 + s, 90e3, wait, extra) for s in (1, 2)]
+    side = [row(s, True, 200e3, 150e3 + 10e3 * s, **{fl.MIN_TH: 0.1, fl.MAX_TH: 3.0, fl.MAX_P: 0.02}) for s in (1, 2)]
+    ctx = _ctx("fu-lred-topologies", pd.DataFrame(main), {"thresholds": pd.DataFrame(side)})
+    got = fr.lred_topo_rank_settings(ctx, ctx.runs, {}, case="cross2", trigger="TR", rank=2, side="thresholds")
+    assert len(got) == 5
+    label, est, seeds = got[-1]
+    assert label == "min_th 0.1, max_th 3, max_p 0.02; frozen backoff, exchange"
+    assert seeds == pytest.approx([160.0, 170.0]) and est.mean == pytest.approx(165.0)
+    assert got[0][2] == pytest.approx([90.0, 90.0])
+
+
+def test_calibration_settings_list_every_setting_of_both_actions():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    df = _cal_frame({(0.2, 1.5, 0.1): [1.05, 1.05], (1.0, 3.0, 0.5): [0.9, 0.8]})
+    ect = df[df[fl.LRED_ON]].assign(**{fl.ACTION: "mark_ect_only", fl.GOODPUT: 50.0})
+    ctx = _ctx("lred-calibration", pd.concat([df, ect], ignore_index=True), {})
+    got = dict((label, e.mean) for label, e in fr.lred_cal_settings(ctx, ctx.runs, {}))
+    assert got == pytest.approx({"mark: min_th 0.2, max_th 1.5, max_p 0.1": 1.05,
+                                 "mark: min_th 1, max_th 3, max_p 0.5": 0.85,
+                                 "mark_ect_only: min_th 0.2, max_th 1.5, max_p 0.1": 0.5,
+                                 "mark_ect_only: min_th 1, max_th 3, max_p 0.5": 0.5})

@@ -231,3 +231,23 @@ def test_unspecified_needs_the_papers_value_inside_the_declared_range(fake_core,
 def test_unspecified_is_declared_with_every_part():
     with pytest.raises(SpecError, match=r"unspecified.allows is missing"):
         parse_entry({**BASE, "claims": [claim(unspecified={k: v for k, v in UNSPEC.items() if k != "allows"})]})
+
+
+@pytest.mark.parametrize("per_seed, verdict, where", [
+    ([[0.2e6, 0.3e6], [0.9e6, 1.1e6]], "unspecified", "reached at hop 2"),  # hop 2's seeds straddle the paper's value
+    ([[0.2e6, 0.3e6], [1.1e6, 1.2e6]], "fail", "reached nowhere in the range"),  # no setting's seeds do
+    ([None, None], "fail", "reached nowhere in the range"),  # no per-seed values: a per-seed rule cannot be reached
+])
+def test_unspecified_with_a_per_seed_rule_reads_each_settings_seeds(fake_core, lib, tmp_path, per_seed, verdict,
+                                                                    where):
+    def positions_tried(ctx, runs, point):
+        return [(f"hop {i + 1}", Estimate(1e6, 0.0, 2, 0.0), *([] if v is None else [v]))
+                for i, v in enumerate(per_seed)]
+
+    lib.positions_tried = positions_tried
+    c = claim(paper_value=1e6, rule="within seed range", unspecified=UNSPEC)
+    rep = reproduce(parse_entry({**BASE, "claims": [c]}), tmp_path / "out", store=tmp_path / "r.db", progress=False)
+    row = rep.claims[0].rows[0]
+    assert row.holds is False, "the fake core's seeds are far from 1 Mb/s"
+    assert row.verdict == verdict, row.evidence
+    assert where in rep.report.read_text()

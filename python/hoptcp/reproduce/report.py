@@ -191,7 +191,8 @@ def rule_holds(claim: Claim, ctx: Context, point: Mapping[str, Any], est: Estima
 def unspecified_range(claim: Claim, ctx: Context, point: Mapping[str, Any], ref: float | None) -> Evidence:
     """The claim's rule at every setting of its unspecified quantity's range: shown (the verdict
     "unspecified") where the paper's value is reached at one setting at least; otherwise the text
-    says what was tried ("nowhere in the range")."""
+    says what was tried ("nowhere in the range"). For a rule on per-seed values (``within seed
+    range``) each setting is ``(label, Estimate, per-seed values)``."""
     u = claim.unspecified
     assert u is not None
     try:
@@ -199,12 +200,15 @@ def unspecified_range(claim: Claim, ctx: Context, point: Mapping[str, Any], ref:
     except (SpecError, ValueError, KeyError) as exc:
         return Evidence(None, f"unspecified {u.quantity}: the range could not be run ({exc})")
     reached, seen = [], []
-    for label, est in settings:
-        holds, _ = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
+    for label, est, *per_seed in settings:
+        if claim.rule.per_seed:
+            holds, _ = claim.rule.evaluate_seeds(list(per_seed[0]) if per_seed else [], claim.paper_at(point))
+        else:
+            holds, _ = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
         seen.append(f"{label}: {est.mean * claim.scale:.4g}")
         if holds:
             reached.append(str(label))
-    where = (f"the paper's value is reached at {', '.join(reached)}" if reached
+    where = (f"the paper's value is reached at {'; '.join(reached)}" if reached
              else "the paper's value is reached nowhere in the range")
     u_txt = f" {claim.unit}" if claim.unit and claim.unit != "%" else claim.unit
     return Evidence(bool(reached), f"unspecified: {u.quantity}, over {u.range} ({u.allows}); {where} "

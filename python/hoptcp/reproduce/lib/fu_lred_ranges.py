@@ -1,0 +1,180 @@
+"""Fu et al.'s Link RED and adaptive pacing: the unspecified ranges of the claims of
+``fu-pacing``, ``fu-lred-window``, ``fu-lred-chains``, ``fu-lred-topologies`` and
+``lred-calibration`` (the claims' ``unspecified = { fn = ... }``).
+
+Neither Fu paper prints Link RED's thresholds (min_th, max_th, max_p), and their text leaves
+pacing's wait open (docs/model.md). Each function here returns the claim's value at every
+setting the entry holds: the main sweep's readings of the wait at the core's default
+thresholds, then every threshold setting of the entry's side sweep (``side``), each compared
+with NewReno's runs of the main sweep at the side's seeds. The quantity is measured by the
+same function as the claim's own value, so a setting is scored exactly as the default is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from ...errors import SpecError
+from ...stats import Estimate, mean_ci
+from ..registry import register
+from .fu_lred import (
+    MAX_P,
+    MAX_TH,
+    MIN_TH,
+    NR,
+    WAIT_READINGS,
+    _case,
+    _defaults,
+    lred_avg_window_of,
+    lred_calibration_table,
+    lred_chain_gain_of,
+    lred_drop_ratio_of,
+    lred_pacing_drop_ratio_of,
+    lred_pacing_gain_of,
+    lred_pacing_rtt_ratio_of,
+    lred_topo_check,
+    lred_topo_flows,
+    lred_window_mode_of,
+    lred_with_scheme,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from ..report import Context
+
+THRESHOLDS = (MIN_TH, MAX_TH, MAX_P)
+Measure = Callable[[str], Callable[..., Any]]
+
+
+def threshold_label(values: Mapping[str, float]) -> str:
+    """``min_th 0.1, max_th 1.5, max_p 0.5`` for the thresholds given (short names or keys)."""
+    short = {k.rsplit(".", 1)[-1]: float(v) for k, v in values.items()
+             if k.rsplit(".", 1)[-1] in ("min_th", "max_th", "max_p")}
+    return ", ".join(f"{k} {short[k]:g}" for k in ("min_th", "max_th", "max_p") if k in short)
+
+
+def _schemes(prefix: str, trigger: str, waits: bool) -> list[tuple[str, str]]:
+    """(reading label, scheme name) of ``prefix (trigger...)`` for every reading of the wait, or
+    the default reading only."""
+    items = WAIT_READINGS.items() if waits else [next(iter(WAIT_READINGS.items()))]
+    return [(label, f"{prefix} ({trigger}{suffix})") for label, suffix in items]
+
+
+def _label(thresholds: str, reading: str) -> str:
+    return f"{thresholds}; {reading}" if reading else thresholds
+
+
+def settings_over_thresholds(ctx: "Context", side: str, main_schemes: list[tuple[str, str]],
+                             side_schemes: list[tuple[str, str]], measure: Measure) -> list[tuple[str, Any]]:
+    """The claim's value (``measure(scheme)``, a check on a context's runs) for each of
+    ``main_schemes`` in the main sweep, at the default thresholds, then for each of
+    ``side_schemes`` at each threshold setting of the side sweep ``side``: its runs with
+    NewReno's runs of the main sweep at the same seeds. A scheme the runs do not hold is an
+    error (a declared setting is never left out silently)."""
+    import pandas as pd
+
+    d = _defaults(ctx)
+    out = [(_label(f"defaults ({threshold_label(d)})", label), measure(sc)(ctx, ctx.runs, {}))
+           for label, sc in main_schemes]
+    srun = ctx.side(side).runs
+    keys = [k for k in THRESHOLDS if k in srun.columns]
+    if not keys:
+        raise SpecError(f"side sweep '{side}' varies none of {', '.join(THRESHOLDS)}")
+    main = lred_with_scheme(ctx.runs)
+    nr = ctx.runs[(main["scheme"] == NR).to_numpy()]
+    for key, g in srun.groupby(keys, sort=True):
+        vals = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
+        seeds = set(g["seed"]) if "seed" in g.columns else set()
+        base = nr[nr["seed"].isin(seeds)] if seeds and "seed" in nr.columns else nr
+        # the thresholds' columns go: the scheme is named by what is on, as in the main sweep
+        frame = pd.concat([base, g.drop(columns=keys)], ignore_index=True)
+        frame.attrs = dict(srun.attrs)
+        sub = dataclasses.replace(ctx, runs=frame, cache={})
+        for label, sc in side_schemes:
+            out.append((_label(threshold_label(vals), label), measure(sc)(sub, frame, {})))
+    return out
+
+
+@register("check")
+def lred_chain_gain_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
+                             flows: int, long: bool, side: str) -> list[tuple[str, Estimate]]:
+    """fu-lred-chains: the mean gain over NewReno of LRED+pacing (``trigger``) at every reading of
+    the wait with the default thresholds, and at every threshold setting of ``side``."""
+    return settings_over_thresholds(ctx, side, _schemes("LRED+pacing", trigger, True),
+                                    _schemes("LRED+pacing", trigger, False),
+                                    lambda sc: lred_chain_gain_of(sc, flows, long))
+
+
+@register("check")
+def lred_topo_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, trigger: str,
+                       measure: str, side: str) -> list[tuple[str, Estimate]]:
+    """fu-lred-topologies: ``measure`` (as :func:`~.fu_lred.lred_topo`'s quantity) of LRED+pacing
+    (``trigger``) on ``case`` at every reading of the wait and every threshold setting of ``side``."""
+    return settings_over_thresholds(ctx, side, _schemes("LRED+pacing", trigger, True),
+                                    _schemes("LRED+pacing", trigger, False),
+                                    lambda sc: lred_topo_check(case, sc, measure))
+
+
+@register("check")
+def lred_topo_rank_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str,
+                            trigger: str, rank: int, side: str) -> list[tuple[str, Estimate, list[float]]]:
+    """fu-lred-topologies: the goodput (kb/s) of the flow ranked ``rank`` (1 = the largest) of
+    LRED+pacing (``trigger``) on ``case``, with its per-seed values (the claims' rule places the
+    paper's single run among them), at every reading of the wait and threshold setting of ``side``."""
+    def measure(sc: str) -> Callable[..., tuple[Estimate, list[float]]]:
+        def check(c: "Context", r: "pd.DataFrame", p: Mapping[str, Any]) -> tuple[Estimate, list[float]]:
+            flows = lred_topo_flows(_case(lred_with_scheme(c.runs), case, sc))
+            values = [f[rank - 1] for f in flows if len(f) >= rank]
+            return mean_ci(values), values
+        return check
+
+    return [(label, est, values) for label, (est, values) in
+            settings_over_thresholds(ctx, side, _schemes("LRED+pacing", trigger, True),
+                                     _schemes("LRED+pacing", trigger, False), measure)]
+
+
+_PACING = {"gain": lambda sc, w: lred_pacing_gain_of(sc, w), "rtt": lambda sc, w: lred_pacing_rtt_ratio_of(sc, w),
+           "window": lambda sc, w: lred_avg_window_of(sc), "drops": lambda sc, w: lred_pacing_drop_ratio_of(sc)}
+
+
+@register("check")
+def lred_pacing_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
+                         measure: str, side: str, window: int = 32) -> list[tuple[str, Estimate]]:
+    """fu-pacing: ``measure`` of pacing (``trigger``) at every reading of the wait, with the
+    default min_th and with every min_th of ``side``: ``gain`` (over NewReno at MaxWin
+    ``window``, %), ``rtt`` (RTT over NewReno's at ``window``), ``window`` (average window at
+    MaxWin 32), ``drops`` (contention drops per packet over NewReno's at the same window)."""
+    if measure not in _PACING:
+        raise SpecError(f"measure {measure!r}: one of {', '.join(_PACING)}")
+    return settings_over_thresholds(ctx, side, _schemes("pacing", trigger, True), _schemes("pacing", trigger, True),
+                                    lambda sc: _PACING[measure](sc, window))
+
+
+_WINDOW = {"mode": lred_window_mode_of, "window": lred_avg_window_of, "drops": lred_drop_ratio_of}
+
+
+@register("check")
+def lred_window_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, scheme: str,
+                         measure: str, side: str) -> list[tuple[str, Estimate]]:
+    """fu-lred-window: ``measure`` of ``scheme`` at MaxWin 32 (``mode``: the window with the most
+    time; ``window``: the average window; ``drops``: contention drops over NewReno's) with the
+    default thresholds and at every threshold setting of ``side``."""
+    if measure not in _WINDOW:
+        raise SpecError(f"measure {measure!r}: one of {', '.join(_WINDOW)}")
+    return settings_over_thresholds(ctx, side, [("", scheme)], [("", scheme)], _WINDOW[measure])
+
+
+@register("check")
+def lred_cal_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> list[tuple[str, Estimate]]:
+    """lred-calibration: the score (goodput of LRED+pacing over NewReno's, mean over the chains) of
+    every setting of the calibration grid, for both readings of marking (``mark``, ``mark_ect_only``)."""
+    out = []
+    for action in ("mark", "mark_ect_only"):
+        table = lred_calibration_table(ctx.runs, action)
+        for row in table.to_dict("records"):
+            rs = [row[k] for k in sorted(row) if k.startswith("ratio_")]
+            out.append((f"{action}: {threshold_label(row)}",
+                        Estimate(float(row["score"]), float("nan"), min(r.n for r in rs), float("nan"))))
+    return out
