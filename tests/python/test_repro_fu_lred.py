@@ -337,3 +337,44 @@ def test_calibration_settings_list_every_setting_of_both_actions():
                                  "mark: min_th 1, max_th 3, max_p 0.5": 0.85,
                                  "mark_ect_only: min_th 0.2, max_th 1.5, max_p 0.1": 0.5,
                                  "mark_ect_only: min_th 1, max_th 3, max_p 0.5": 0.5})
+
+
+def _pacing_row(win, seed, goodput, trigger=None, wait="frozen_backoff", extra="exchange", **th):
+    return {fl.WIN: win, "seed": seed, fl.GOODPUT: goodput, fl.PACE_ON: trigger is not None,
+            fl.TRIGGER: trigger or "below_min_th", fl.WAIT: wait, fl.EXTRA: extra, "flow.0.avg_rtt_s": 0.1,
+            "flow.0.avg_cwnd": 3.0, **th}
+
+
+def test_pacing_settings_read_min_th_except_for_an_always_on_switch():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    readings = (("frozen_backoff", "exchange"), ("timer", "exchange"), ("frozen_backoff", "data"), ("timer", "data"))
+    main = [_pacing_row(3, 1, 100.0)]
+    for trig in ("below_min_th", "always"):
+        main += [_pacing_row(3, 1, 100.0 + 10 * i, trig, w, x) for i, (w, x) in enumerate(readings)]
+    side = [_pacing_row(3, 1, 111.0, "below_min_th", w, x, **{fl.MIN_TH: 0.3}) for w, x in readings]
+    ctx = _ctx("fu-pacing", pd.DataFrame(main), {"min-th": pd.DataFrame(side)})
+    tr = fr.lred_pacing_settings(ctx, ctx.runs, {}, trigger="TR", measure="gain", window=3, side="min-th")
+    assert [round(e.mean, 6) for _, e in tr] == [0.0, 10.0, 20.0, 30.0, 11.0, 11.0, 11.0, 11.0]
+    assert tr[-1][0] == "min_th 0.3; timer, DATA"
+    # the always-on switch never reads min_th: only the main sweep's four readings
+    assert len(fr.lred_pacing_settings(ctx, ctx.runs, {}, trigger="always", measure="gain", window=3,
+                                       side="min-th")) == 4
+    with pytest.raises(SpecError, match="measure 'loss'"):
+        fr.lred_pacing_settings(ctx, ctx.runs, {}, trigger="TR", measure="loss", side="min-th")
+
+
+def test_topology_layouts_compare_the_entrys_layout_with_the_side_sweeps():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    def row(seed, f0, f1):
+        return {"name": "grid4", "seed": seed, fl.GOODPUT: f0 + f1, "flow.0.goodput_bps": f0, "flow.1.goodput_bps": f1}
+
+    ctx = _ctx("fu-lred-topologies", pd.DataFrame([row(1, 100e3, 100e3), row(2, 120e3, 80e3)]),
+               {"placement": pd.DataFrame([row(1, 250e3, 50e3), row(2, 260e3, 40e3)])})
+    got = fr.lred_topo_layouts(ctx, ctx.runs, {}, case="grid4", scheme="NewReno", measure="kbps", placement="placement")
+    assert [(label, e.mean) for label, e in got] == [(fr.LAYOUTS[0], pytest.approx(200.0)),
+                                                      (fr.LAYOUTS[1], pytest.approx(300.0))]
+    got = fr.lred_topo_layouts(ctx, ctx.runs, {}, case="grid4", scheme="NewReno", measure="rank", rank=1,
+                               placement="placement")
+    assert got[1][2] == pytest.approx([250.0, 260.0]) and got[0][2] == pytest.approx([100.0, 120.0])

@@ -29,6 +29,8 @@ from .fu_lred import (
     lred_avg_window_of,
     lred_calibration_table,
     lred_chain_gain_of,
+    lred_chain_trend_of,
+    lred_chain_window_of,
     lred_drop_ratio_of,
     lred_pacing_drop_ratio_of,
     lred_pacing_gain_of,
@@ -97,6 +99,20 @@ def settings_over_thresholds(ctx: "Context", side: str, main_schemes: list[tuple
     return out
 
 
+#: the grids' flow layouts: the entry's (evenly spread) and fu-topologies' ``grid-compact`` side's
+LAYOUTS = ("evenly spread", "rows and columns 2 apart in the middle")
+
+
+def settings_over_layout(ctx: "Context", placement: str, schemes: list[tuple[str, str]],
+                         measure: Measure) -> list[tuple[str, Any]]:
+    """The claim's value for each scheme on the side sweep ``placement`` (the grids' flows on rows
+    and columns 2 apart, NewReno included), at the default thresholds."""
+    side = ctx.side(placement)
+    d = _defaults(ctx)
+    return [(_label(f"{LAYOUTS[1]}; defaults ({threshold_label(d)})", label), measure(sc)(side, side.runs, {}))
+            for label, sc in schemes]
+
+
 @register("check")
 def lred_chain_gain_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
                              flows: int, long: bool, side: str) -> list[tuple[str, Estimate]]:
@@ -108,31 +124,70 @@ def lred_chain_gain_settings(ctx: "Context", runs: "pd.DataFrame", point: Mappin
 
 
 @register("check")
-def lred_topo_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, trigger: str,
-                       measure: str, side: str) -> list[tuple[str, Estimate]]:
-    """fu-lred-topologies: ``measure`` (as :func:`~.fu_lred.lred_topo`'s quantity) of LRED+pacing
-    (``trigger``) on ``case`` at every reading of the wait and every threshold setting of ``side``."""
+def lred_chain_shape_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, trigger: str,
+                              flows: int, measure: str, side: str) -> list[tuple[str, Estimate]]:
+    """fu-lred-chains: ``trend`` (Spearman correlation of the chain length and the gain) or
+    ``window`` (how much closer to h/4 than NewReno's the window is) of LRED+pacing (``trigger``)
+    at every reading of the wait and every threshold setting of ``side``."""
+    of = {"trend": lred_chain_trend_of, "window": lred_chain_window_of}
+    if measure not in of:
+        raise SpecError(f"measure {measure!r}: one of {', '.join(of)}")
     return settings_over_thresholds(ctx, side, _schemes("LRED+pacing", trigger, True),
-                                    _schemes("LRED+pacing", trigger, False),
-                                    lambda sc: lred_topo_check(case, sc, measure))
+                                    _schemes("LRED+pacing", trigger, False), lambda sc: of[measure](sc, flows))
+
+
+@register("check")
+def lred_topo_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, trigger: str,
+                       measure: str, side: str, placement: str = "") -> list[tuple[str, Estimate]]:
+    """fu-lred-topologies: ``measure`` (as :func:`~.fu_lred.lred_topo`'s quantity) of LRED+pacing
+    (``trigger``) on ``case`` at every reading of the wait and every threshold setting of ``side``,
+    and (``placement``, a grid case) with the flows laid out as in that side sweep."""
+    def m(sc: str) -> Callable[..., Estimate]:
+        return lred_topo_check(case, sc, measure)
+
+    out = settings_over_thresholds(ctx, side, _schemes("LRED+pacing", trigger, True),
+                                   _schemes("LRED+pacing", trigger, False), m)
+    return out + (settings_over_layout(ctx, placement, _schemes("LRED+pacing", trigger, False), m) if placement else [])
+
+
+@register("check")
+def lred_topo_layouts(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str, scheme: str,
+                      measure: str, placement: str, rank: int = 0) -> list[tuple[str, Any]]:
+    """fu-lred-topologies: ``measure`` (``kbps``, ``fairness``, or ``rank``: the goodput of the
+    flow ranked ``rank`` with its per-seed values) of ``scheme`` on the grid ``case`` with the
+    entry's flow layout and with the layout of the side sweep ``placement``."""
+    def m(sc: str) -> Callable[..., Any]:
+        return _rank_measure(case, sc, rank) if measure == "rank" else lred_topo_check(case, sc, measure)
+
+    main = [(LAYOUTS[0], m(scheme)(ctx, ctx.runs, {}))]
+    side = ctx.side(placement)
+    main.append((LAYOUTS[1], m(scheme)(side, side.runs, {})))
+    return [(label, *v) if isinstance(v, tuple) else (label, v) for label, v in main]
+
+
+def _rank_measure(case: str, sc: str, rank: int) -> Callable[..., tuple[Estimate, list[float]]]:
+    def check(c: "Context", r: "pd.DataFrame", p: Mapping[str, Any]) -> tuple[Estimate, list[float]]:
+        flows = lred_topo_flows(_case(lred_with_scheme(c.runs), case, sc))
+        values = [f[rank - 1] for f in flows if len(f) >= rank]
+        return mean_ci(values), values
+    return check
 
 
 @register("check")
 def lred_topo_rank_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, case: str,
-                            trigger: str, rank: int, side: str) -> list[tuple[str, Estimate, list[float]]]:
+                            trigger: str, rank: int, side: str, placement: str = "") -> list[tuple[str, Estimate, list[float]]]:
     """fu-lred-topologies: the goodput (kb/s) of the flow ranked ``rank`` (1 = the largest) of
     LRED+pacing (``trigger``) on ``case``, with its per-seed values (the claims' rule places the
-    paper's single run among them), at every reading of the wait and threshold setting of ``side``."""
-    def measure(sc: str) -> Callable[..., tuple[Estimate, list[float]]]:
-        def check(c: "Context", r: "pd.DataFrame", p: Mapping[str, Any]) -> tuple[Estimate, list[float]]:
-            flows = lred_topo_flows(_case(lred_with_scheme(c.runs), case, sc))
-            values = [f[rank - 1] for f in flows if len(f) >= rank]
-            return mean_ci(values), values
-        return check
+    paper's single run among them), at every reading of the wait and threshold setting of ``side``
+    and (``placement``, a grid case) with the flows laid out as in that side sweep."""
+    def m(sc: str) -> Callable[..., tuple[Estimate, list[float]]]:
+        return _rank_measure(case, sc, rank)
 
-    return [(label, est, values) for label, (est, values) in
-            settings_over_thresholds(ctx, side, _schemes("LRED+pacing", trigger, True),
-                                     _schemes("LRED+pacing", trigger, False), measure)]
+    got = settings_over_thresholds(ctx, side, _schemes("LRED+pacing", trigger, True),
+                                   _schemes("LRED+pacing", trigger, False), m)
+    if placement:
+        got += settings_over_layout(ctx, placement, _schemes("LRED+pacing", trigger, False), m)
+    return [(label, est, values) for label, (est, values) in got]
 
 
 _PACING = {"gain": lambda sc, w: lred_pacing_gain_of(sc, w), "rtt": lambda sc, w: lred_pacing_rtt_ratio_of(sc, w),
@@ -148,7 +203,9 @@ def lred_pacing_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[st
     MaxWin 32), ``drops`` (contention drops per packet over NewReno's at the same window)."""
     if measure not in _PACING:
         raise SpecError(f"measure {measure!r}: one of {', '.join(_PACING)}")
-    return settings_over_thresholds(ctx, side, _schemes("pacing", trigger, True), _schemes("pacing", trigger, True),
+    # an always-on switch does not read min_th: the side's settings do not apply to it
+    side_schemes = [] if trigger == "always" else _schemes("pacing", trigger, True)
+    return settings_over_thresholds(ctx, side, _schemes("pacing", trigger, True), side_schemes,
                                     lambda sc: _PACING[measure](sc, window))
 
 
