@@ -378,3 +378,12 @@ def test_topology_layouts_compare_the_entrys_layout_with_the_side_sweeps():
     got = fr.lred_topo_layouts(ctx, ctx.runs, {}, case="grid4", scheme="NewReno", measure="rank", rank=1,
                                placement="placement")
     assert got[1][2] == pytest.approx([250.0, 260.0]) and got[0][2] == pytest.approx([100.0, 120.0])
+
+
+def test_settings_table_has_a_row_per_label_and_a_dash_where_a_column_lacks_it():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    a = [("x", Estimate(1.0, 0.5, 3, 1.0)), ("y", Estimate(2.0, math.nan, 1, math.nan))]
+    b = [("y", Estimate(-3.0, 0.25, 3, 1.0))]
+    assert fr._table_by_label(["setting", "a", "b"], [a, b], "+.1f").split("\n") == [
+        "| setting | a | b |", "|---|---|---|", "| x | +1.0 ± 0.5 | — |", "| y | +2.0 | -3.0 ± 0.2 |"]

@@ -235,3 +235,74 @@ def lred_cal_settings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, 
             out.append((f"{action}: {threshold_label(row)}",
                         Estimate(float(row["score"]), float("nan"), min(r.n for r in rs), float("nan"))))
     return out
+
+
+def _cell(e: Estimate, fmt: str) -> str:
+    return "—" if e.mean != e.mean else format(e.mean, fmt) + ("" if e.ci != e.ci else f" ± {e.ci:.1f}")
+
+
+@register("values")
+def lred_chain_settings_tables(ctx: "Context") -> dict[str, Any]:
+    """``settings_table_TR`` / ``settings_table_INFOCOM``: LRED+pacing's mean gain over NewReno (%)
+    at every setting of the claims' unspecified range (thresholds and wait), 1 and 6 flows, chains
+    of at most / more than 15 hops."""
+    out = {}
+    for trig in ("TR", "INFOCOM"):
+        cols = [lred_chain_gain_settings(ctx, ctx.runs, {}, trigger=trig, flows=n, long=lg, side="thresholds")
+                for n in (1, 6) for lg in (False, True)]
+        out[f"settings_table_{trig}"] = _table_by_label(
+            [f"setting ({trig} trigger)", "1 flow, h ≤ 15 (paper 5–30)", "1 flow, h > 15 (paper 10–30)",
+             "6 flows, h ≤ 15 (paper 5–30)", "6 flows, h > 15 (paper 10–30)"], cols, "+.1f")
+    return out
+
+
+@register("values")
+def lred_topo_settings_tables(ctx: "Context") -> dict[str, Any]:
+    """``settings_table_TR`` / ``settings_table_INFOCOM``: LRED+pacing's aggregate goodput (kb/s) on
+    each case at every setting of the claims' unspecified range (thresholds, wait and, on the
+    grids, the flows' spacing)."""
+    from .fu_lred import TOPO_PAPER
+
+    cases = [c for c in TOPO_PAPER if "name" in ctx.runs.columns and (ctx.runs["name"] == c).any()]
+    out = {}
+    for trig in ("TR", "INFOCOM"):
+        cols = []
+        for c in cases:
+            grid = c != "cross2" and c != "grid2"
+            cols.append(lred_topo_settings(ctx, ctx.runs, {}, case=c, trigger=trig, measure="kbps", side="thresholds",
+                                           placement="placement" if grid else ""))
+        head = [f"setting ({trig} trigger)"] + [f"{c} (paper {TOPO_PAPER[c][2]:g})" for c in cases]
+        out[f"settings_table_{trig}"] = _table_by_label(head, cols, ".0f")
+    return out
+
+
+def _table_by_label(head: list[str], columns: list[list[tuple[str, Estimate]]], fmt: str) -> str:
+    """As :func:`_table`, with rows for every label any column has (a column without it: —)."""
+    labels: list[str] = []
+    for col in columns:
+        labels += [label for label, _ in col if label not in labels]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label in labels:
+        cells = [next((_cell(e, fmt) for lab, e in col if lab == label), "—") for col in columns]
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+@register("values")
+def lred_pacing_settings_table(ctx: "Context") -> dict[str, Any]:
+    """``settings_table``: pacing's gain over NewReno at W* = 3 (%) and its RTT over NewReno's at
+    every setting of the claims' unspecified range (min_th × the wait), both trigger readings."""
+    cols = [lred_pacing_settings(ctx, ctx.runs, {}, trigger=t, measure=m, window=3, side="min-th")
+            for t in ("TR", "INFOCOM") for m in ("gain", "rtt")]
+    labels = [label for label, _ in cols[0]]
+    fmt = ["+.1f", ".3f", "+.1f", ".3f"]
+    rows = ["| setting | TR: gain at W* = 3 (%; paper +10) | TR: RTT ÷ NewReno's (paper 0.8–1.0) | "
+            "INFOCOM: gain at W* = 3 (%) | INFOCOM: RTT ÷ NewReno's |", "|---|---|---|---|---|"]
+    for label in labels:
+        cells = []
+        for col, f in zip(cols, fmt, strict=True):
+            e = next((est for lab, est in col if lab == label), None)
+            cells.append("—" if e is None or e.mean != e.mean else format(e.mean, f)
+                         + ("" if e.ci != e.ci or f == ".3f" else f" ± {e.ci:.1f}"))
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return {"settings_table": "\n".join(rows)}
