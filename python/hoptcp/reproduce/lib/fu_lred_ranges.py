@@ -260,17 +260,17 @@ def lred_chain_settings_tables(ctx: "Context") -> dict[str, Any]:
 def lred_topo_settings_tables(ctx: "Context") -> dict[str, Any]:
     """``settings_table_TR`` / ``settings_table_INFOCOM``: LRED+pacing's aggregate goodput (kb/s) on
     each case at every setting of the claims' unspecified range (thresholds, wait and, on the
-    grids, the flows' spacing)."""
+    grids the side sweep ``placement`` ran, the flows' spacing)."""
     from .fu_lred import TOPO_PAPER
 
     cases = [c for c in TOPO_PAPER if "name" in ctx.runs.columns and (ctx.runs["name"] == c).any()]
     out = {}
     for trig in ("TR", "INFOCOM"):
         cols = []
+        laid = set(ctx.side("placement").runs.get("name", []))  # the grids the placement side ran
         for c in cases:
-            grid = c != "cross2" and c != "grid2"
             cols.append(lred_topo_settings(ctx, ctx.runs, {}, case=c, trigger=trig, measure="kbps", side="thresholds",
-                                           placement="placement" if grid else ""))
+                                           placement="placement" if c in laid else ""))
         head = [f"setting ({trig} trigger)"] + [f"{c} (paper {TOPO_PAPER[c][2]:g})" for c in cases]
         out[f"settings_table_{trig}"] = _table_by_label(head, cols, ".0f")
     return out
