@@ -269,8 +269,13 @@ def lred_topo_settings_tables(ctx: "Context") -> dict[str, Any]:
         cols = []
         laid = set(ctx.side("placement").runs.get("name", []))  # the grids the placement side ran
         for c in cases:
-            cols.append(lred_topo_settings(ctx, ctx.runs, {}, case=c, trigger=trig, measure="kbps", side="thresholds",
-                                           placement="placement" if c in laid else ""))
+            # NewReno in both layouts first: the reference each LRED+pacing row is a gain over
+            nr = [(NR, lred_topo_check(c, NR, "kbps")(ctx, ctx.runs, {}))]
+            if c in laid:
+                side = ctx.side("placement")
+                nr.append((f"{NR}; {LAYOUTS[1]}", lred_topo_check(c, NR, "kbps")(side, side.runs, {})))
+            cols.append(nr + lred_topo_settings(ctx, ctx.runs, {}, case=c, trigger=trig, measure="kbps",
+                                                side="thresholds", placement="placement" if c in laid else ""))
         head = [f"setting ({trig} trigger)"] + [f"{c} (paper {TOPO_PAPER[c][2]:g})" for c in cases]
         out[f"settings_table_{trig}"] = _table_by_label(head, cols, ".0f")
     return out
