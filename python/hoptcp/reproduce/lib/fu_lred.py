@@ -881,6 +881,9 @@ def lred_chain_gains(runs: "pd.DataFrame", scheme: str, flows: int) -> "pd.DataF
     df = lred_with_scheme(runs)
     if COUNT in df.columns:
         df = df[df[COUNT] == flows]
+    # the per-flow columns lred_sum_windows reads (row dicts of every metric are slow)
+    keep = [c for c in df.columns if c.startswith("flow.") and c.endswith((".goodput_bps", ".avg_cwnd"))]
+    df = df[[*[c for c in df.columns if not c.startswith(("flow.", "node.", "drops."))], *keep]]
     rows = []
     for h in sorted(int(x) for x in df[HOPS].unique()):
         a, b = df[(df[HOPS] == h) & (df["scheme"] == scheme)], df[(df[HOPS] == h) & (df["scheme"] == NR)]
