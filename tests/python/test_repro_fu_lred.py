@@ -260,3 +260,130 @@ def test_run_prints_the_ecn_warning(real_core, capsys, tmp_path):
     assert {"lred_marks", "lred_drops", "lred_avg_retry", "pacing_active_s"} <= set(r.nodes.columns)
     assert main(["run", str(sc)]) == 0
     assert "warning" not in capsys.readouterr().out
+
+
+# --- the unspecified ranges (lib/fu_lred_ranges.py) -----------------------------------------
+
+def _ctx(eid: str, runs: pd.DataFrame, sides: dict[str, pd.DataFrame]):
+    from hoptcp.reproduce.report import Context
+
+    e = get_entry(eid)
+    side = {name: Context(e, e.side(name).sweep_spec(eid), df, None, False, name=name) for name, df in sides.items()}
+    return Context(e, e.sweep_spec(), runs, None, False, sides=side)
+
+
+def _chain_row(h, seed, goodput, lred, trigger="below_min_th", wait="frozen_backoff", extra="exchange", **th):
+    return {fl.HOPS: h, fl.COUNT: 1, "seed": seed, fl.GOODPUT: goodput, "flow.0.goodput_bps": goodput,
+            "flow.0.avg_cwnd": 3.0, fl.LRED_ON: lred, fl.PACE_ON: lred, fl.ECN: lred, fl.TRIGGER: trigger,
+            fl.WAIT: wait, fl.EXTRA: extra, **th}
+
+
+def test_chain_gain_settings_cover_the_readings_and_the_sides_thresholds():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    # NewReno: 100 kb/s at seed 1, 200 at seed 2 (mean 150); the main sweep's four readings of the
+    # wait at 165, 150, 135 and 120 (gains +10, 0, -10, -20 %); the side's two threshold settings
+    # at seed 1 only, so each is compared with NewReno's seed 1 (100): +30 % and -50 %
+    main = [_chain_row(20, s, 100.0 * s, False) for s in (1, 2)]
+    for g, (wait, extra) in zip((165.0, 150.0, 135.0, 120.0), (("frozen_backoff", "exchange"), ("timer", "exchange"),
+                                                               ("frozen_backoff", "data"), ("timer", "data"))):
+        main += [_chain_row(20, s, g, True, wait=wait, extra=extra) for s in (1, 2)]
+    side = [_chain_row(20, 1, 130.0, True, **{fl.MIN_TH: 0.1, fl.MAX_TH: 1.5, fl.MAX_P: 0.5}),
+            _chain_row(20, 1, 50.0, True, **{fl.MIN_TH: 0.5, fl.MAX_TH: 1.5, fl.MAX_P: 0.1})]
+    ctx = _ctx("fu-lred-chains", pd.DataFrame(main), {"thresholds": pd.DataFrame(side)})
+    got = fr.lred_chain_gain_settings(ctx, ctx.runs, {}, trigger="TR", flows=1, long=True, side="thresholds")
+    labels = [label for label, _ in got]
+    d = fl._defaults(ctx)
+    assert labels[0] == f"defaults (min_th {d['min_th']:g}, max_th {d['max_th']:g}, max_p {d['max_p']:g}); " \
+                        "frozen backoff, exchange"
+    assert labels[4:] == ["min_th 0.1, max_th 1.5, max_p 0.5; frozen backoff, exchange",
+                          "min_th 0.5, max_th 1.5, max_p 0.1; frozen backoff, exchange"]
+    assert [e.mean for _, e in got] == pytest.approx([10.0, 0.0, -10.0, -20.0, 30.0, -50.0])
+    # a declared setting the runs lack is an error, never left out
+    with pytest.raises(SpecError, match="no hop count"):
+        fr.lred_chain_gain_settings(ctx, ctx.runs, {}, trigger="INFOCOM", flows=1, long=True, side="thresholds")
+
+
+def test_topology_rank_settings_give_each_settings_seeds():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    def row(seed, lred, f0, f1, wait="frozen_backoff", extra="exchange", **th):
+        return {"name": "cross2", "seed": seed, fl.LRED_ON: lred, fl.PACE_ON: lred, fl.TRIGGER: "below_min_th",
+                fl.WAIT: wait, fl.EXTRA: extra, fl.GOODPUT: f0 + f1, "flow.0.goodput_bps": f0,
+                "flow.1.goodput_bps": f1, **th}
+
+    main = [row(s, False, 1000.0 * s, 0.0) for s in (1, 2)]
+    for wait, extra in (("frozen_backoff", "exchange"), ("timer", "exchange"), ("frozen_backoff", "data"),
+                        ("timer", "data")):
+        main += [row(s, True, 100e3 + s, 90e3, wait, extra) for s in (1, 2)]
+    side = [row(s, True, 200e3, 150e3 + 10e3 * s, **{fl.MIN_TH: 0.1, fl.MAX_TH: 3.0, fl.MAX_P: 0.02}) for s in (1, 2)]
+    ctx = _ctx("fu-lred-topologies", pd.DataFrame(main), {"thresholds": pd.DataFrame(side)})
+    got = fr.lred_topo_rank_settings(ctx, ctx.runs, {}, case="cross2", trigger="TR", rank=2, side="thresholds")
+    assert len(got) == 5
+    label, est, seeds = got[-1]
+    assert label == "min_th 0.1, max_th 3, max_p 0.02; frozen backoff, exchange"
+    assert seeds == pytest.approx([160.0, 170.0]) and est.mean == pytest.approx(165.0)
+    assert got[0][2] == pytest.approx([90.0, 90.0])
+
+
+def test_calibration_settings_list_every_setting_of_both_actions():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    df = _cal_frame({(0.2, 1.5, 0.1): [1.05, 1.05], (1.0, 3.0, 0.5): [0.9, 0.8]})
+    ect = df[df[fl.LRED_ON]].assign(**{fl.ACTION: "mark_ect_only", fl.GOODPUT: 50.0})
+    ctx = _ctx("lred-calibration", pd.concat([df, ect], ignore_index=True), {})
+    got = dict((label, e.mean) for label, e in fr.lred_cal_settings(ctx, ctx.runs, {}))
+    assert got == pytest.approx({"mark: min_th 0.2, max_th 1.5, max_p 0.1": 1.05,
+                                 "mark: min_th 1, max_th 3, max_p 0.5": 0.85,
+                                 "mark_ect_only: min_th 0.2, max_th 1.5, max_p 0.1": 0.5,
+                                 "mark_ect_only: min_th 1, max_th 3, max_p 0.5": 0.5})
+
+
+def _pacing_row(win, seed, goodput, trigger=None, wait="frozen_backoff", extra="exchange", **th):
+    return {fl.WIN: win, "seed": seed, fl.GOODPUT: goodput, fl.PACE_ON: trigger is not None,
+            fl.TRIGGER: trigger or "below_min_th", fl.WAIT: wait, fl.EXTRA: extra, "flow.0.avg_rtt_s": 0.1,
+            "flow.0.avg_cwnd": 3.0, **th}
+
+
+def test_pacing_settings_read_min_th_except_for_an_always_on_switch():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    readings = (("frozen_backoff", "exchange"), ("timer", "exchange"), ("frozen_backoff", "data"), ("timer", "data"))
+    main = [_pacing_row(3, 1, 100.0)]
+    for trig in ("below_min_th", "always"):
+        main += [_pacing_row(3, 1, 100.0 + 10 * i, trig, w, x) for i, (w, x) in enumerate(readings)]
+    side = [_pacing_row(3, 1, 111.0, "below_min_th", w, x, **{fl.MIN_TH: 0.3}) for w, x in readings]
+    ctx = _ctx("fu-pacing", pd.DataFrame(main), {"min-th": pd.DataFrame(side)})
+    tr = fr.lred_pacing_settings(ctx, ctx.runs, {}, trigger="TR", measure="gain", window=3, side="min-th")
+    assert [round(e.mean, 6) for _, e in tr] == [0.0, 10.0, 20.0, 30.0, 11.0, 11.0, 11.0, 11.0]
+    assert tr[-1][0] == "min_th 0.3; timer, DATA"
+    # the always-on switch never reads min_th: only the main sweep's four readings
+    assert len(fr.lred_pacing_settings(ctx, ctx.runs, {}, trigger="always", measure="gain", window=3,
+                                       side="min-th")) == 4
+    with pytest.raises(SpecError, match="measure 'loss'"):
+        fr.lred_pacing_settings(ctx, ctx.runs, {}, trigger="TR", measure="loss", side="min-th")
+
+
+def test_topology_layouts_compare_the_entrys_layout_with_the_side_sweeps():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    def row(seed, f0, f1):
+        return {"name": "grid4", "seed": seed, fl.GOODPUT: f0 + f1, "flow.0.goodput_bps": f0, "flow.1.goodput_bps": f1}
+
+    ctx = _ctx("fu-lred-topologies", pd.DataFrame([row(1, 100e3, 100e3), row(2, 120e3, 80e3)]),
+               {"placement": pd.DataFrame([row(1, 250e3, 50e3), row(2, 260e3, 40e3)])})
+    got = fr.lred_topo_layouts(ctx, ctx.runs, {}, case="grid4", scheme="NewReno", measure="kbps", placement="placement")
+    assert [(label, e.mean) for label, e in got] == [(fr.LAYOUTS[0], pytest.approx(200.0)),
+                                                      (fr.LAYOUTS[1], pytest.approx(300.0))]
+    got = fr.lred_topo_layouts(ctx, ctx.runs, {}, case="grid4", scheme="NewReno", measure="rank", rank=1,
+                               placement="placement")
+    assert got[1][2] == pytest.approx([250.0, 260.0]) and got[0][2] == pytest.approx([100.0, 120.0])
+
+
+def test_settings_table_has_a_row_per_label_and_a_dash_where_a_column_lacks_it():
+    from hoptcp.reproduce.lib import fu_lred_ranges as fr
+
+    a = [("x", Estimate(1.0, 0.5, 3, 1.0)), ("y", Estimate(2.0, math.nan, 1, math.nan))]
+    b = [("y", Estimate(-3.0, 0.25, 3, 1.0))]
+    assert fr._table_by_label(["setting", "a", "b"], [a, b], "+.1f").split("\n") == [
+        "| setting | a | b |", "|---|---|---|", "| x | +1.0 ± 0.5 | — |", "| y | +2.0 | -3.0 ± 0.2 |"]

@@ -264,3 +264,22 @@ def test_unspecified_under_a_seed_range_rule_reads_each_seeds_value(fake_core, l
     assert row.holds is False, "the fake core's goodput is far from 1 Mb/s on both seeds"
     assert row.verdict == "unspecified"
     assert "reached at spread" in row.evidence.text and "narrow: 5.5e+05" in row.evidence.text
+
+
+@pytest.mark.parametrize("per_seed, verdict, where", [
+    ([[0.2e6, 0.3e6], [0.9e6, 1.1e6]], "unspecified", "reached at hop 2"),  # hop 2's seeds straddle the paper's value
+    ([[0.2e6, 0.3e6], [1.1e6, 1.2e6]], "fail", "reached nowhere in the range"),  # no setting's seeds do
+])
+def test_unspecified_with_a_per_seed_rule_reads_each_settings_seeds(fake_core, lib, tmp_path, per_seed, verdict,
+                                                                    where):
+    def positions_tried(ctx, runs, point):
+        return [(f"hop {i + 1}", Estimate(1e6, 0.0, 2, 0.0), *([] if v is None else [v]))
+                for i, v in enumerate(per_seed)]
+
+    lib.positions_tried = positions_tried
+    c = claim(paper_value=1e6, rule="within seed range", unspecified=UNSPEC)
+    rep = reproduce(parse_entry({**BASE, "claims": [c]}), tmp_path / "out", store=tmp_path / "r.db", progress=False)
+    row = rep.claims[0].rows[0]
+    assert row.holds is False, "the fake core's seeds are far from 1 Mb/s"
+    assert row.verdict == verdict, row.evidence
+    assert where in rep.report.read_text()

@@ -191,25 +191,30 @@ def rule_holds(claim: Claim, ctx: Context, point: Mapping[str, Any], est: Estima
 def unspecified_range(claim: Claim, ctx: Context, point: Mapping[str, Any], ref: float | None) -> Evidence:
     """The claim's rule at every setting of its unspecified quantity's range: shown (the verdict
     "unspecified") where the paper's value is reached at one setting at least; otherwise the text
-    says what was tried ("nowhere in the range")."""
+    says what was tried ("nowhere in the range"). For a rule on per-seed values (``within seed
+    range``) a setting may be ``(label, Estimate, per-seed values)``; given as ``(label, Estimate)``,
+    its per-seed values are measured by calling the function on each seed's runs alone."""
     u = claim.unspecified
     assert u is not None
     try:
         settings = need("check", u.fn)(ctx, ctx.runs, point, **u.args)
     except (SpecError, ValueError, KeyError) as exc:
         return Evidence(None, f"unspecified {u.quantity}: the range could not be run ({exc})")
-    per_seed = _unspecified_seed_values(claim, ctx, point) if claim.rule.per_seed else {}
+    # ``within seed range``: each setting's value on each seed alone, as the function gives it
+    # (label, Estimate, per-seed values), else measured by calling it on each seed's runs
+    given = all(len(s) > 2 for s in settings)
+    per_seed = _unspecified_seed_values(claim, ctx, point) if claim.rule.per_seed and not given else {}
     reached, seen = [], []
-    for label, est in settings:
-        if claim.rule.per_seed:  # ``within seed range``: the setting's value on each seed alone
-            holds, _ = claim.rule.evaluate_seeds(per_seed.get(str(label), []), claim.paper_at(point), claim.scale,
-                                                 claim.unit)
+    for label, est, *values in settings:
+        if claim.rule.per_seed:
+            seeds = list(values[0]) if values else per_seed.get(str(label), [])
+            holds, _ = claim.rule.evaluate_seeds(seeds, claim.paper_at(point), claim.scale, claim.unit)
         else:
             holds, _ = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
         seen.append(f"{label}: {est.mean * claim.scale:.4g}")
         if holds:
             reached.append(str(label))
-    where = (f"the paper's value is reached at {', '.join(reached)}" if reached
+    where = (f"the paper's value is reached at {'; '.join(reached)}" if reached
              else "the paper's value is reached nowhere in the range")
     u_txt = f" {claim.unit}" if claim.unit and claim.unit != "%" else claim.unit
     return Evidence(bool(reached), f"unspecified: {u.quantity}, over {u.range} ({u.allows}); {where} "
@@ -231,7 +236,7 @@ def _unspecified_seed_values(claim: Claim, ctx: Context, point: Mapping[str, Any
             got = need("check", u.fn)(one, one.runs, point, **u.args)
         except (SpecError, ValueError, KeyError, ZeroDivisionError):
             continue
-        for label, est in got:
+        for label, est, *_ in got:
             out.setdefault(str(label), []).append(float(est.mean))
     return out
 

@@ -122,7 +122,9 @@ def lred_with_scheme(runs: "pd.DataFrame") -> "pd.DataFrame":
     """The runs with a ``scheme`` column and ``contention_drops`` (MAC retry-limit drops)."""
     df = runs.copy()
     df.attrs = {}
-    df["scheme"] = [lred_scheme(r) for r in df.to_dict("records")]
+    # only the columns lred_scheme reads: a row dict of a wide frame (a grid's per-node metrics) is slow
+    keys = [k for k in (LRED_ON, PACE_ON, TRIGGER, ACTION, WAIT, EXTRA, MIN_TH, MAX_TH, MAX_P) if k in df.columns]
+    df["scheme"] = [lred_scheme(r) for r in df[keys].to_dict("records")] if keys else [NR] * len(df)
     cols = [c for c in ("drops.mac_rts_retry", "drops.mac_data_retry") if c in df.columns]
     df[CONTENTION] = df[cols].sum(axis=1) if cols else math.nan
     return df
@@ -879,6 +881,9 @@ def lred_chain_gains(runs: "pd.DataFrame", scheme: str, flows: int) -> "pd.DataF
     df = lred_with_scheme(runs)
     if COUNT in df.columns:
         df = df[df[COUNT] == flows]
+    # the per-flow columns lred_sum_windows reads (row dicts of every metric are slow)
+    keep = [c for c in df.columns if c.startswith("flow.") and c.endswith((".goodput_bps", ".avg_cwnd"))]
+    df = df[[*[c for c in df.columns if not c.startswith(("flow.", "node.", "drops."))], *keep]]
     rows = []
     for h in sorted(int(x) for x in df[HOPS].unique()):
         a, b = df[(df[HOPS] == h) & (df["scheme"] == scheme)], df[(df[HOPS] == h) & (df["scheme"] == NR)]
@@ -1050,8 +1055,13 @@ def _case(df: "pd.DataFrame", case: str, scheme: str) -> "pd.DataFrame":
     return out
 
 
+def _goodput_rows(df: "pd.DataFrame") -> list[dict[str, Any]]:
+    """The runs' per-flow goodput columns as row dicts (the other columns of a wide frame are slow to copy)."""
+    return df[[c for c in df.columns if c.startswith("flow.") and c.endswith(".goodput_bps")]].to_dict("records")
+
+
 def _fairness(df: "pd.DataFrame") -> list[float]:
-    return [jain([r[f"flow.{i}.goodput_bps"] for i in flow_ids(r)]) for r in df.to_dict("records")]
+    return [jain([r[f"flow.{i}.goodput_bps"] for i in flow_ids(r)]) for r in _goodput_rows(df)]
 
 
 def lred_topo_check(case: str, scheme: str, what: str) -> Callable[..., Estimate]:
@@ -1077,7 +1087,7 @@ def lred_topo_check(case: str, scheme: str, what: str) -> Callable[..., Estimate
 
 def lred_topo_flows(df: "pd.DataFrame") -> list[list[float]]:
     """Per run, the flows' goodputs (kb/s) sorted from the largest."""
-    return [sorted((r[f"flow.{i}.goodput_bps"] / 1e3 for i in flow_ids(r)), reverse=True) for r in df.to_dict("records")]
+    return [sorted((r[f"flow.{i}.goodput_bps"] / 1e3 for i in flow_ids(r)), reverse=True) for r in _goodput_rows(df)]
 
 
 def lred_topo_flow_rank(case: str, scheme: str, rank: int) -> Callable[..., Estimate]:
