@@ -46,6 +46,15 @@ def test_run_of_the_chain_example_loads_no_heavy_module(subprocess_env):
     assert [m for m in loaded if m in HEAVY] == []
 
 
+@pytest.mark.core
+def test_run_json_loads_no_heavy_module_nor_the_runner(subprocess_env):
+    """`hoptcp run X --json` prints the core's document: no table library, no runner."""
+    rc, out, loaded = _modules_after(subprocess_env, ["run", "examples/chain7.toml", "--set", "duration_s=0.01",
+                                                      "--json"])
+    assert rc == 0 and json.loads(out)["duration_s"] == 0.01
+    assert loaded == []
+
+
 def test_public_names_resolve_on_first_use(subprocess_env):
     """`hoptcp.sweep` and `hoptcp.ns2.crosscheck` are functions even when their
     submodules were imported first (as the command line does)."""
