@@ -17,7 +17,7 @@ from conftest import ROOT
 HEAVY = ("pandas", "matplotlib", "scipy", "dask", "distributed", "numpy", "pyarrow")
 #: hoptcp's own modules that `run` and `--help` have no use for
 UNUSED_BY_RUN = ("hoptcp.sweep", "hoptcp.store", "hoptcp.stats", "hoptcp.runner", "hoptcp.ns2.exporter",
-                 "hoptcp.ns2.run", "hoptcp.reproduce", "hoptcp.plotting", "hoptcp.bench")
+                 "hoptcp.ns2.run", "hoptcp.reproduce", "hoptcp.plotting", "hoptcp.bench", "hoptcp.peers")
 
 
 def _modules_after(env: dict[str, str], argv: list[str]) -> tuple[int, str, list[str]]:
