@@ -9,6 +9,7 @@ mapped to exit statuses in one place, :func:`main`: commands just raise.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import time
@@ -1119,6 +1120,7 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
     def note(msg: str) -> None:
         con.print(f"[dim]{msg}[/dim]")
 
+    load_start = os.getloadavg()[0]
     rows = b.run_scenarios(only or None, repeats, progress=note)
     base_mb = b.baseline_rss_mb()
     scale = [] if only else b.cost_per_event(repeats, progress=note, base_mb=base_mb)
@@ -1162,8 +1164,9 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
     if md_out:
         argv = ["hoptcp bench", *(["--peers"] if peers else []), *([f"--huge {huge_s:g}"] if huge_s else []),
                 "--markdown"]
-        b.write_markdown(Path(md_out), b.markdown(rows, sweeps, base_mb, _bridge.version(), start_up, peer_rows,
-                                                  scale, huge, skipped), " ".join(argv))
+        tables = b.markdown(rows, sweeps, base_mb, _bridge.version(), start_up, peer_rows, scale, huge, skipped,
+                            repeats, (load_start, os.getloadavg()[0]))
+        b.write_markdown(Path(md_out), tables, " ".join(argv))
         con.print(f"wrote {md_out}")
 
 

@@ -76,8 +76,9 @@ def test_cost_per_event_and_memory_per_node_from_a_run():
     assert r.events_per_s == 8_000_000
     assert r.ns_per_event == 125.0
     assert r.kb_per_node == 5.12  # 5 MB above the interpreter, over 1,000 nodes
-    md = bench.markdown([], [], 11.0, "0.1.0", scale=[r])
+    md = bench.markdown([], [], 11.0, "0.1.0", scale=[r], repeats=5, load=(0.3, 5.2))
     assert "| 1,000 | 50 | 4,000,000 | 0.500 | 8.0 M | 125 | 16 | 5.12 |" in md
+    assert "best of 5 runs, one core per run. Load average (1 min) 0.3 at the start, 5.2 at the end" in md
 
 
 def test_the_huge_run_is_extrapolated_from_its_loop_time_not_its_set_up():
