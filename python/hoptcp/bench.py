@@ -410,7 +410,7 @@ def markdown(rows: list[Timing], sweeps: list[tuple[int, int, float]], base_mb: 
              start_up: Sequence[StartUp] = (), peers: Sequence[PeerTiming] = (), scale: Sequence[ScaleRow] = (),
              huge: HugeRun | None = None, skipped: Sequence[str] = (), repeats: int = 3,
              load: tuple[float, float] | None = None) -> str:
-    lines = [f"Machine: {machine()}; hoptcp {version}; best of {repeats} runs, one core per run."]
+    lines = [f"Machine: {machine()}; hoptcp {version}; best of {repeats} run{'s' if repeats > 1 else ''}, one core per run."]
     if load:
         lines[0] += (f" Load average (1 min) {load[0]:.1f} at the start, {load[1]:.1f} at the end "
                      f"({os.cpu_count()} logical CPUs): above about 1, other jobs shared the machine and the "
