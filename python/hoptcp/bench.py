@@ -49,9 +49,14 @@ EVENTS_BEFORE_TIMER_SLOTS = {
 #: Bench scenarios ns-2.35 also runs with ``--peers`` (through the exporter); the random
 #: networks are left out: ns-2 needs hours for them.
 PEER_SCENARIOS = ("chain7-tcp", "chain7-udp", "grid13-udp")
-#: Those ns-3 also runs (:mod:`hoptcp.peers.ns3`). Not the grid: ns-3 needs about 20 minutes
-#: for its 300 s (81 s for 20 s here), too long for a benchmark run.
+#: Those ns-3 also runs (:mod:`hoptcp.peers.ns3`); the grid only when named with ``--only``:
+#: ns-3 needs about 20 minutes for its 300 s (81 s for 20 s here), too long for every bench run.
 NS3_SCENARIOS = ("chain7-tcp", "chain7-udp")
+NS3_WHEN_NAMED = ("grid13-udp",)
+
+
+def ns3_runs(name: str, names: Sequence[str] | None) -> bool:
+    return name in NS3_SCENARIOS or (bool(names) and name in NS3_WHEN_NAMED and name in (names or ()))
 
 # Peak memory is the process's VmHWM: unlike ru_maxrss it is not carried over
 # from the parent across fork + exec.
@@ -381,7 +386,7 @@ def time_peers(names: Sequence[str] | None = None, repeats: int = 3, progress: A
             goodput = float(rep["aggregate_goodput_bps"])
             problem = (problems[0] if problems else "no goodput") if goodput != goodput else None
             rows.append(PeerTiming(name, what, "ns-2.35", h_s, p_s, h_goodput, goodput, problem))
-        if "ns-3" in peers and name in NS3_SCENARIOS:
+        if "ns-3" in peers and ns3_runs(name, names):
             from .peers import ns3
 
             if progress:

@@ -65,6 +65,13 @@ def test_a_peer_not_installed_is_one_skip_line(monkeypatch, tmp_path):
     assert md.rstrip().endswith("\nns-3 not installed: skipped.")
 
 
+def test_ns3_runs_the_chains_always_and_the_grid_only_when_named():
+    assert bench.ns3_runs("chain7-tcp", None) and bench.ns3_runs("chain7-udp", ["chain7-udp"])
+    assert not bench.ns3_runs("grid13-udp", None)
+    assert not bench.ns3_runs("grid13-udp", ["chain7-tcp"])
+    assert bench.ns3_runs("grid13-udp", ["grid13-udp"])
+
+
 def test_peer_scenarios_are_bench_scenarios_the_exporter_can_write():
     names = {f.removesuffix(".toml") for f, _, _ in bench.SCENARIOS}
     assert set(bench.PEER_SCENARIOS) <= names
