@@ -93,3 +93,33 @@ def test_one_hop_is_received_inside_the_reception_range_and_not_beyond(transport
     near, far = _run(240.0, transport), _run(260.0, transport)
     assert near["goodput_bps"] > 100_000 and far["goodput_bps"] == 0.0
     assert _run(240.0, transport) == near  # same scenario and seed, same result
+
+
+def _pairs_of_nodes(separation: int) -> dict:
+    """Two one-hop CBR flows, senders ``separation`` m apart, receivers 200 m outward."""
+    resolved = Scenario.load(BENCH / "chain7-udp.toml").with_(duration_s=3).resolved()
+    cbr = {"start_s": 0.0, "transport": "udp", "app": "cbr", "rate_bps": 2e6, "packet_bytes": 1460, "jitter": 0.0}
+    plan = {"positions": [[0.0, 0.0], [-200.0, 0.0], [float(separation), 0.0], [separation + 200.0, 0.0]],
+            "flows": [{**cbr, "src": 0, "dst": 1, "path": [0, 1]}, {**cbr, "src": 2, "dst": 3, "path": [2, 3]}]}
+    proc = subprocess.run([str(ns3.build()), *ns3.scenario_args(resolved, plan)], capture_output=True, text=True,
+                          check=True)
+    return ns3.parse_output(proc.stdout)
+
+
+@needs_ns3
+@pytest.mark.core
+def test_senders_inside_the_carrier_sense_range_share_the_medium_and_beyond_it_do_not():
+    """ns-2's CSThresh: senders 400 m apart (inside 550 m, beyond the 250 m reception range)
+    defer to each other; 700 m apart both send as if alone (their receivers are 600 m and
+    900 m from the other sender: no frame is lost to interference either way)."""
+    alone = _run(200.0, "udp")["goodput_bps"]
+    near, far = _pairs_of_nodes(400)["goodput_bps"], _pairs_of_nodes(700)["goodput_bps"]
+    assert far > 1.9 * alone
+    assert near < 0.8 * far
+
+
+def test_an_empty_list_is_left_out_of_the_arguments():
+    """ns-3's command line refuses `--routes=`: a scenario without routes passes none."""
+    resolved = Scenario.load(BENCH / "chain7-udp.toml").resolved()
+    args = ns3.scenario_args(resolved, {"positions": [[0.0, 0.0], [200.0, 0.0]], "flows": []})
+    assert [a.split("=")[0] for a in args[:2]] == ["--positions", "--txPowerW"]

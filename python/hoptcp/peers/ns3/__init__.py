@@ -168,9 +168,10 @@ def scenario_args(resolved: Mapping[str, Any], plan: Mapping[str, Any]) -> list[
             raise _unsupported(f"{key}.stop_s", f["stop_s"], "flows that run to the end")
         route(list(f["path"]), key)
     radio, mac = resolved["radio"], resolved["mac"]
-    args = [f"--positions={';'.join(f'{x!r},{y!r}' for x, y in plan['positions'])}",
-            f"--routes={';'.join(f'{n},{d},{h}' for (n, d), h in sorted(routes.items()))}",
-            f"--flows={';'.join(flows)}",
+    # ns-3's command line refuses an empty value ("--routes="): such an argument is left out
+    lists = {"positions": [f"{x!r},{y!r}" for x, y in plan["positions"]],
+             "routes": [f"{n},{d},{h}" for (n, d), h in sorted(routes.items())], "flows": flows}
+    args = [f"--{key}={';'.join(items)}" for key, items in lists.items() if items] + [
             f"--txPowerW={radio['tx_power_w']}", f"--antennaHeight={radio['antenna_height_m']}",
             f"--frequency={radio['frequency_hz']}", f"--rxRange={radio['tx_range_m']}",
             f"--csRange={radio['cs_range_m']}", f"--dataMbps={radio['data_rate_mbps']}",

@@ -59,8 +59,12 @@ struct Radio
 };
 
 // 802.11b DSSS ad hoc devices on a two-ray-ground channel: frames above ns-2's RXThresh
-// are received, those between CSThresh and RXThresh only make the medium busy (energy
-// detection), RTS/CTS before every unicast frame, ns-2's retry limits.
+// are received, those between CSThresh and RXThresh only make the medium busy, RTS/CTS
+// before every unicast frame, ns-2's retry limits. ns-3's YansWifiChannel drops a signal
+// below RxSensitivity before any PHY sees it (not even its energy counts), so
+// RxSensitivity and the energy-detection threshold are both at the carrier-sense range,
+// and reception stops at the reception range through preamble detection: a frame weaker
+// than its MinimumRssi is never decoded, only sensed.
 inline NetDeviceContainer
 InstallRadio(const NodeContainer& nodes, const Radio& r)
 {
@@ -81,8 +85,11 @@ InstallRadio(const NodeContainer& nodes, const Radio& r)
     phy.Set("TxPowerLevels", UintegerValue(1));
     phy.Set("TxGain", DoubleValue(0));
     phy.Set("RxGain", DoubleValue(0));
-    phy.Set("RxSensitivity", DoubleValue(Dbm(TwoRayW(r.txPowerW, r.antennaHeightM, r.frequencyHz, r.rxRangeM))));
-    phy.Set("CcaEdThreshold", DoubleValue(Dbm(TwoRayW(r.txPowerW, r.antennaHeightM, r.frequencyHz, r.csRangeM))));
+    const double rxThreshDbm = Dbm(TwoRayW(r.txPowerW, r.antennaHeightM, r.frequencyHz, r.rxRangeM));
+    const double csThreshDbm = Dbm(TwoRayW(r.txPowerW, r.antennaHeightM, r.frequencyHz, r.csRangeM));
+    phy.Set("RxSensitivity", DoubleValue(csThreshDbm));
+    phy.Set("CcaEdThreshold", DoubleValue(csThreshDbm));
+    phy.SetPreambleDetectionModel("ns3::ThresholdPreambleDetectionModel", "MinimumRssi", DoubleValue(rxThreshDbm));
 
     auto mode = [](double mbps) {
         return std::string("DsssRate") + (mbps == 5.5 ? "5_5" : std::to_string(static_cast<int>(mbps))) + "Mbps";
