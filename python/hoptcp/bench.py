@@ -78,7 +78,8 @@ t0 = time.perf_counter()
 out = json.loads(_core.run(text, overrides, None, None))
 total = time.perf_counter() - t0
 print(json.dumps({"events": out["events"], "wall": out["wall_time_s"], "total": total,
-                  "duration": out["duration_s"], "nodes": len(out["nodes"]), "flows": len(out["flows"]),
+                  "duration": out["duration_s"], "nodes": out.get("node_count", len(out["nodes"])),
+                  "flows": len(out["flows"]),
                   "rss_mb": peak_mb()}))
 """
 
@@ -447,6 +448,12 @@ def markdown(rows: list[Timing], sweeps: list[tuple[int, int, float]], base_mb: 
                   "|---:|---:|---:|---:|---:|---:|---:|---:|"]
         lines += [f"| {r.nodes:,} | {r.flows} | {r.events:,} | {r.wall_s:.3f} | {r.events_per_s / 1e6:.1f} M | "
                   f"{r.ns_per_event:.0f} | {r.rss_mb:.0f} | {r.kb_per_node:.2f} |" for r in scale]
+        if len(scale) > 1:
+            a, b = scale[-2], scale[-1]
+            lines += ["", "Memory per node is the peak RSS above the interpreter with the core loaded, over the nodes: "
+                      "for small networks mostly what every run allocates. From "
+                      f"{a.nodes:,} to {b.nodes:,} nodes the peak grows by "
+                      f"{(b.rss_mb - a.rss_mb) * 1024 / (b.nodes - a.nodes):.2f} KB per added node."]
     if start_up:
         lines += ["", "| start-up (whole process) | runs | best (ms) | median (ms) |", "|---|---:|---:|---:|"]
         lines += [f"| `{u.command}` | {u.runs} | {u.best_s * 1e3:.0f} | {u.median_s * 1e3:.0f} |" for u in start_up]

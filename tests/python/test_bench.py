@@ -83,8 +83,10 @@ def test_cost_per_event_and_memory_per_node_from_a_run():
     assert r.events_per_s == 8_000_000
     assert r.ns_per_event == 125.0
     assert r.kb_per_node == 5.12  # 5 MB above the interpreter, over 1,000 nodes
-    md = bench.markdown([], [], 11.0, "0.1.0", scale=[r], repeats=5, load=(0.3, 5.2))
+    big = bench.ScaleRow(nodes=10_000, flows=500, sim_s=10.0, events=1, wall_s=1.0, rss_mb=61.0, base_mb=11.0)
+    md = bench.markdown([], [], 11.0, "0.1.0", scale=[r, big], repeats=5, load=(0.3, 5.2))
     assert "| 1,000 | 50 | 4,000,000 | 0.500 | 8.0 M | 125 | 16 | 5.12 |" in md
+    assert "From 1,000 to 10,000 nodes the peak grows by 5.12 KB per added node." in md  # 45 MB over 9,000 nodes
     assert "best of 5 runs, one core per run. Load average (1 min) 0.3 at the start, 5.2 at the end" in md
 
 
