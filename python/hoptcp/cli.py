@@ -1122,6 +1122,11 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
         con.print(f"[dim]{msg}[/dim]")
 
     load_start = os.getloadavg()[0]
+    if "ns-3" in peer_names and any(b.ns3_runs(n, only) for n, _ in b.peer_scenarios(only or None)):
+        from .peers import ns3
+
+        note("building the ns-3 scenario program (once per source, ns-3 version and compiler)")
+        ns3.build()  # before anything is timed: a failed build ends the command at once
     rows = b.run_scenarios(only or None, repeats, progress=note)
     base_mb = b.baseline_rss_mb()
     scale = [] if only else b.cost_per_event(repeats, progress=note, base_mb=base_mb)

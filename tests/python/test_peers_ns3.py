@@ -123,3 +123,19 @@ def test_an_empty_list_is_left_out_of_the_arguments():
     resolved = Scenario.load(BENCH / "chain7-udp.toml").resolved()
     args = ns3.scenario_args(resolved, {"positions": [[0.0, 0.0], [200.0, 0.0]], "flows": []})
     assert [a.split("=")[0] for a in args[:2]] == ["--positions", "--txPowerW"]
+
+
+def test_a_failed_build_ends_bench_peers_before_anything_is_timed(monkeypatch, tmp_path, capsys):
+    from hoptcp.cli import main
+
+    monkeypatch.setenv("HOPTCP_NS", str(tmp_path / "no-ns"))  # ns-2.35 skipped
+    monkeypatch.setenv(ns3.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(ns3, "version", lambda: "3.99")
+    monkeypatch.setattr(ns3, "compiler", lambda: "/bin/false")
+    code = main(["bench", "--peers", "--only", "chain7-tcp", "--sweep-jobs", ""])
+    out, err = capsys.readouterr()
+    assert code == 1 and "timing" not in out and "hoptcp bench" not in out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hoptcp: error: building the ns-3 program failed (/bin/false ")
+    assert lines[0].endswith(": exit status 1")
+    assert not any((tmp_path / "cache").iterdir())  # no half-built program left behind

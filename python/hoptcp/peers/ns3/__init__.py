@@ -6,16 +6,16 @@ hoptcp's positions, each flow along hoptcp's path (from the core's plan), bulk T
 and CBR UDP flows.
 
 The program stands for ns-2.35's model as far as ns-3 allows (``ns2_like.h``):
-two-ray ground, ns-2's transmit power, the reception threshold set to the power at
-the scenario's reception range and the energy-detection threshold to the power at
-its carrier-sense range, 802.11b DSSS at the scenario's data and basic rates, RTS/CTS
-before every frame, ns-2's retry limits and 50-packet interface queue, static routes,
-TCP NewReno without SACK or timestamps, one ACK per segment. What still differs from
-ns-2.35 (and hoptcp's ns2 profile): ns-3 decides reception on the signal to
-interference-plus-noise ratio with an error model (ns-2: a capture ratio between two
-frames), ns-3's DSSS frames carry an 8-byte LLC/SNAP header, ns-3 has a preamble
-detection model, and the maximum window is the sender's buffer (ns-2: a cap on the
-congestion window), so the goodputs are close but not equal.
+two-ray ground, ns-2's transmit power, frames decoded above the power at the scenario's
+reception range (preamble detection) and sensed above the power at its carrier-sense
+range (``RxSensitivity`` and energy detection), 802.11b DSSS at the scenario's data and
+basic rates, RTS/CTS before every frame, ns-2's retry limits and 50-packet interface
+queue, static routes, TCP NewReno without SACK or timestamps, one ACK per segment. What
+still differs from ns-2.35 (and hoptcp's ns2 profile): ns-3 decides reception on the
+signal to interference-plus-noise ratio with an error model (ns-2: a capture ratio
+between two frames), waits no EIFS after a frame it only sensed, adds an 8-byte LLC/SNAP
+header, and the maximum window is the sender's buffer (ns-2: a cap on the congestion
+window); docs/performance.md lists the rest and the goodputs measured.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+from ...errors import RunError
+
 #: the ns-3 modules the programs link (pkg-config names)
 MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-wifi", "ns3-mobility", "ns3-applications",
            "ns3-propagation", "ns3-traffic-control")
@@ -40,8 +42,9 @@ PROGRAM = "static"
 CACHE_ENV = "HOPTCP_NS3_CACHE"
 
 
-class PeerError(RuntimeError):
-    """ns-3 could not build or run a peer program, or cannot express the scenario."""
+class PeerError(RunError):
+    """ns-3 could not build or run the peer program, or cannot express the scenario (the
+    command line prints it as one line, exit status 1)."""
 
 
 def _pkg_config(*args: str) -> str | None:
@@ -115,7 +118,7 @@ def build() -> Path:
         cmd = [cxx, "-O2", "-std=c++17", "-I", str(src), "-o", str(out), str(src / f"{PROGRAM}.cc"), *flags]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
+            tail = " | ".join(proc.stderr.strip().splitlines()[-3:]) or f"exit status {proc.returncode}"
             raise PeerError(f"building the ns-3 program failed ({shlex.join(cmd)}): {tail}")
         os.replace(out, target)  # atomic: a concurrent build never sees half a binary
     return target
