@@ -139,3 +139,15 @@ def test_a_failed_build_ends_bench_peers_before_anything_is_timed(monkeypatch, t
     assert len(lines) == 1 and lines[0].startswith("hoptcp: error: building the ns-3 program failed (/bin/false ")
     assert lines[0].endswith(": exit status 1")
     assert not any((tmp_path / "cache").iterdir())  # no half-built program left behind
+
+
+@needs_ns3
+def test_a_new_build_replaces_builds_of_older_sources(monkeypatch, tmp_path):
+    monkeypatch.setenv(ns3.CACHE_ENV, str(tmp_path))
+    stale = tmp_path / "static-ns3.37-0000000000000000"
+    stale.write_text("an older build")
+    other = tmp_path / "notes.txt"
+    other.write_text("not a build")
+    built = ns3.build()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built.name, "notes.txt"])
+    assert ns3.build() == built  # the second call finds it

@@ -121,6 +121,9 @@ def build() -> Path:
             tail = " | ".join(proc.stderr.strip().splitlines()[-3:]) or f"exit status {proc.returncode}"
             raise PeerError(f"building the ns-3 program failed ({shlex.join(cmd)}): {tail}")
         os.replace(out, target)  # atomic: a concurrent build never sees half a binary
+    for old in target.parent.glob(f"{PROGRAM}-ns*"):
+        if old != target:
+            old.unlink(missing_ok=True)  # builds of older sources are never used again
     return target
 
 
