@@ -50,7 +50,7 @@ EVENTS_BEFORE_TIMER_SLOTS = {
 #: networks are left out: ns-2 needs hours for them.
 PEER_SCENARIOS = ("chain7-tcp", "chain7-udp", "grid13-udp")
 #: Those ns-3 also runs (:mod:`hoptcp.peers.ns3`); the grid only when named with ``--only``:
-#: ns-3 needs about 20 minutes for its 300 s (81 s for 20 s here), too long for every bench run.
+#: ns-3 needs about 8 minutes of CPU for its 300 s (119x hoptcp), too long for every bench run.
 NS3_SCENARIOS = ("chain7-tcp", "chain7-udp")
 NS3_WHEN_NAMED = ("grid13-udp",)
 

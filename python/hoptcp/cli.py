@@ -1084,7 +1084,7 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
 @click.option("--sweep-jobs", default="1,2", show_default=True, help="Worker counts for the sweep-throughput row ('' to skip).")
 @click.option("--peers", is_flag=True,
               help="Also run the chain scenarios whole-process in ns-2.35 and ns-3 and the grid in ns-2.35 "
-                   "(in ns-3 too when named with --only: about 20 minutes a run), where installed, alternating "
+                   "(in ns-3 too when named with --only: about 8 minutes of CPU a run), where installed, alternating "
                    "with hoptcp: times, goodputs and the paired ratio.")
 @click.option("--huge", "huge_s", type=click.FloatRange(min=0, min_open=True, max=300), default=None, metavar="SECONDS",
               help="Also run 10,000 random nodes with 1,000 TCP flows for SECONDS (300 is the target's run; "
