@@ -9,6 +9,7 @@ mapped to exit statuses in one place, :func:`main`: commands just raise.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import time
@@ -145,7 +146,6 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
         pcap_node: int | None, series: tuple[str, ...], trace_ns2: str | None) -> None:
     """Run one simulation and print its summary tables."""
     from . import _bridge
-    from .runner import with_series
     from .scenario import Scenario
 
     if pcap_node is not None and pcap is None:
@@ -157,6 +157,8 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
         if "air" not in kinds:
             kinds.append("air")  # the trace is written from the air trace
     if kinds:
+        from .runner import with_series  # the runner (and its imports) only when series are asked for
+
         sc = with_series(sc, kinds)
     bar = _RunProgress(sc.name, show=not as_json)
     try:
@@ -1081,12 +1083,19 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
               help="Runs per scenario (best kept); pairs per scenario with --peers.")
 @click.option("--sweep-jobs", default="1,2", show_default=True, help="Worker counts for the sweep-throughput row ('' to skip).")
 @click.option("--peers", is_flag=True,
-              help="Also run the chain and grid scenarios whole-process in ns-2.35 (alternating with hoptcp): "
-                   "times, goodputs and the paired ratio.")
+              help="Also run the chain scenarios whole-process in ns-2.35 and ns-3 and the grid in ns-2.35 "
+                   "(in ns-3 too when named with --only: about 8 minutes of CPU a run), where installed, alternating "
+                   "with hoptcp: times, goodputs and the paired ratio.")
+@click.option("--huge", "huge_s", type=click.FloatRange(min=0, min_open=True, max=300), default=None, metavar="SECONDS",
+              help="Also run 10,000 random nodes with 1,000 TCP flows for SECONDS (300 is the target's run; "
+                   "less is extrapolated to 300 s).")
 @click.option("--markdown", "md_out", type=click.Path(dir_okay=False), default=None,
-              help="Also write the results as a Markdown table to this file.")
-def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, md_out: str | None) -> None:
-    """Time fixed scenarios (events/s, simulated seconds per wall second, memory), start-up and sweep throughput."""
+              help="Also write the tables to this file: between its generated-tables markers if it has them "
+                   "(docs/performance.md), else the whole file.")
+def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, huge_s: float | None,
+          md_out: str | None) -> None:
+    """Time fixed scenarios (events/s, simulated seconds per wall second, memory), cost per event
+    against network size, start-up and sweep throughput."""
     from . import _bridge
     from . import bench as b
 
@@ -1102,28 +1111,49 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, md_
         raise SpecError(f"--sweep-jobs '{sweep_jobs}': worker counts must be >= 1")
     if md_out:
         _bridge.check_output_file(md_out, "--markdown")
-    if peers:
-        from .ns2 import run as ns2run
-
-        if not ns2run.available():
-            raise ns2run.Ns2Error("--peers needs ns-2.35: no `ns` on PATH (Debian/Ubuntu: apt-get install ns2)")
+        b.check_markdown_target(Path(md_out))
+    peer_names, skipped = b.installed_peers() if peers else ([], [])
+    if peers and not peer_names:
+        raise SpecError("--peers needs ns-2.35 or ns-3 and neither is installed "
+                        "(Debian/Ubuntu: apt-get install ns2 libns3-dev)")
     con = _console()
 
     def note(msg: str) -> None:
         con.print(f"[dim]{msg}[/dim]")
 
+    load_start = os.getloadavg()[0]
+    if "ns-3" in peer_names and any(b.ns3_runs(n, only) for n, _ in b.peer_scenarios(only or None)):
+        from .peers import ns3
+
+        note("building the ns-3 scenario program (once per source, ns-3 version and compiler)")
+        ns3.build()  # before anything is timed: a failed build ends the command at once
     rows = b.run_scenarios(only or None, repeats, progress=note)
-    start_up = None if only else b.time_start_up()
+    base_mb = b.baseline_rss_mb()
+    scale = [] if only else b.cost_per_event(repeats, progress=note, base_mb=base_mb)
+    huge = b.time_huge(huge_s, progress=note) if huge_s else None
+    start_up = [] if only else b.time_start_up()
     sweeps = b.sweep_throughput(jobs, progress=note) if jobs and not only else []
-    peer_rows = b.time_peers(only or None, repeats, progress=note) if peers else []
+    peer_rows = b.time_peers(only or None, repeats, progress=note, peers=peer_names) if peers else []
     table_rows = [[t.name, t.nodes, t.flows, t.sim_s, "-" if t.events_before is None else t.events_before, t.events,
                    t.wall_s, t.speedup, t.events_per_s / 1e6, t.rss_mb,
                    "-" if t.target_s is None else f"<= {t.target_s:g} s"] for t in rows]
+    if huge:
+        table_rows.append(["random10000 x 1000 flows", 10_000, 1000, huge.sim_s, "-", huge.events, huge.wall_s,
+                           huge.sim_s / huge.wall_s, huge.events / huge.wall_s / 1e6, huge.rss_mb,
+                           f"300 s <= {b.HUGE_TARGET_S:g} s"])
     con.print(_table("hoptcp bench", ["scenario", "nodes", "flows", "sim s", "events before", "events", "wall s",
                                       "sim s/wall s", "M events/s", "peak MB", "target"], table_rows, right_from=1))
-    if start_up:
-        con.print(f"start-up: {start_up.command}: best {start_up.best_s * 1e3:.0f} ms, median "
-                  f"{start_up.median_s * 1e3:.0f} ms of {start_up.runs} runs (whole process)")
+    if huge and huge.sim_s < b.HUGE_SECONDS:
+        con.print(f"huge: {huge.sim_s:g} s simulated in {huge.total_s:.1f} s; 300 s extrapolated: "
+                  f"{huge.extrapolated_s:.0f} s (target {b.HUGE_TARGET_S:g} s)")
+    if scale:
+        con.print(_table(f"cost per event against network size (random nodes, same density, {b.SCALE_SECONDS} s)",
+                         ["nodes", "flows", "events", "wall s", "M events/s", "ns/event", "peak MB", "KB/node"],
+                         [[r.nodes, r.flows, r.events, r.wall_s, r.events_per_s / 1e6, r.ns_per_event, r.rss_mb,
+                           r.kb_per_node] for r in scale], right_from=0))
+    for u in start_up:
+        con.print(f"start-up: {u.command}: best {u.best_s * 1e3:.0f} ms, median "
+                  f"{u.median_s * 1e3:.0f} ms of {u.runs} runs (whole process)")
     if sweeps:
         con.print(_table("sweep throughput (7-hop TCP chain, 30 s runs)", ["workers", "runs", "runs/s"],
                          [[j, n, r] for j, n, r in sweeps], right_from=0))
@@ -1135,8 +1165,14 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, md_
         for p in peer_rows:
             if p.peer_problem:
                 con.print(f"{p.name}: the {p.peer} run is not the same work: {p.peer_problem}")
+    for line in skipped:
+        con.print(line)
     if md_out:
-        Path(md_out).write_text(b.markdown(rows, sweeps, b.baseline_rss_mb(), _bridge.version(), start_up, peer_rows))
+        argv = ["hoptcp bench", *(["--peers"] if peers else []), *([f"--huge {huge_s:g}"] if huge_s else []),
+                "--markdown"]
+        tables = b.markdown(rows, sweeps, base_mb, _bridge.version(), start_up, peer_rows, scale, huge, skipped,
+                            repeats, (load_start, os.getloadavg()[0]))
+        b.write_markdown(Path(md_out), tables, " ".join(argv))
         con.print(f"wrote {md_out}")
 
 

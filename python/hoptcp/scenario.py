@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -112,6 +111,8 @@ def canonical_scenario(resolved: Mapping[str, Any]) -> str:
 
 def scenario_hash(resolved: Mapping[str, Any] | str) -> str:
     """sha256 of :func:`canonical_scenario` (pass its text to avoid computing it twice)."""
+    import hashlib  # loads OpenSSL: only when a hash is asked for (`hoptcp run` never asks)
+
     text = resolved if isinstance(resolved, str) else canonical_scenario(resolved)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

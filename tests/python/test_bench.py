@@ -20,11 +20,13 @@ def test_paired_ratio_is_the_median_of_the_pairs_not_the_ratio_of_medians():
 
 def test_markdown_puts_old_event_counts_beside_new_and_goodput_beside_time():
     t = bench.Timing("chain7-tcp", "7-hop chain, TCP", 8, 1, 300.0, 2_000_000, 0.2, 0.25, 24.0, 0.3)
-    start = bench.StartUp("hoptcp run --help", 20, 0.041, 0.047)
+    start = [bench.StartUp("hoptcp run --help", 20, 0.041, 0.047),
+             bench.StartUp("hoptcp run x.toml --json", 20, 0.052, 0.061)]
     md = bench.markdown([t], [], 22.0, "0.1.0", start, [_peer([1.0, 2.0, 3.0], [30.0, 4.0, 9.0])])
     row = next(line for line in md.splitlines() if line.startswith("| 7-hop chain, TCP |"))
     assert "| 2,870,230 | 2,000,000 |" in row  # before the timer slots, now
     assert "| `hoptcp run --help` | 20 | 41 | 47 |" in md
+    assert "| `hoptcp run x.toml --json` | 20 | 52 | 61 |" in md
     peer_row = next(line for line in md.splitlines() if line.startswith("| 7-hop chain | ns-2.35 |"))
     assert "| 3 | 2.000 | 9.000 | 3.0× | 224.0 | 180.0 |" in peer_row
 
@@ -38,16 +40,94 @@ def test_a_peer_run_that_is_not_the_same_work_shows_no_goodput_and_says_why():
     assert "13x13 grid: the ns-2.35 run is not the same work: DSDV had not settled before the flows." in md
 
 
-def test_peers_without_ns2_is_one_line_before_anything_is_timed(monkeypatch, capsys):
+def test_peers_without_any_peer_is_one_line_before_anything_is_timed(monkeypatch, capsys):
+    from hoptcp.peers import ns3
+
     monkeypatch.setenv("HOPTCP_NS", "/nonexistent/ns")
+    monkeypatch.setattr(ns3, "version", lambda: None)
     code = main(["bench", "--peers", "--only", "chain7-tcp"])
     out, err = capsys.readouterr()
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""
     assert err.strip().splitlines() == [
-        "hoptcp: error: --peers needs ns-2.35: no `ns` on PATH (Debian/Ubuntu: apt-get install ns2)"]
+        "hoptcp: error: --peers needs ns-2.35 or ns-3 and neither is installed "
+        "(Debian/Ubuntu: apt-get install ns2 libns3-dev)"]
+
+
+def test_a_peer_not_installed_is_one_skip_line(monkeypatch, tmp_path):
+    from hoptcp.peers import ns3
+
+    monkeypatch.setenv("HOPTCP_NS", str(tmp_path / "ns"))  # not there
+    monkeypatch.setattr(ns3, "version", lambda: "3.37")
+    assert bench.installed_peers() == (["ns-3"], ["ns-2.35 not installed: skipped"])
+    monkeypatch.setattr(ns3, "version", lambda: None)
+    assert bench.installed_peers() == ([], ["ns-2.35 not installed: skipped", "ns-3 not installed: skipped"])
+    md = bench.markdown([], [], 22.0, "0.1.0", (), [], skipped=["ns-3 not installed: skipped"])
+    assert md.rstrip().endswith("\nns-3 not installed: skipped.")
+
+
+def test_ns3_runs_the_chains_always_and_the_grid_only_when_named():
+    assert bench.ns3_runs("chain7-tcp", None) and bench.ns3_runs("chain7-udp", ["chain7-udp"])
+    assert not bench.ns3_runs("grid13-udp", None)
+    assert not bench.ns3_runs("grid13-udp", ["chain7-tcp"])
+    assert bench.ns3_runs("grid13-udp", ["grid13-udp"])
 
 
 def test_peer_scenarios_are_bench_scenarios_the_exporter_can_write():
     names = {f.removesuffix(".toml") for f, _, _ in bench.SCENARIOS}
     assert set(bench.PEER_SCENARIOS) <= names
     assert [n for n, _ in bench.peer_scenarios(["chain7-tcp", "random1000-tcp"])] == ["chain7-tcp"]
+
+
+def test_cost_per_event_and_memory_per_node_from_a_run():
+    r = bench.ScaleRow(nodes=1_000, flows=50, sim_s=10.0, events=4_000_000, wall_s=0.5, rss_mb=16.0, base_mb=11.0)
+    assert r.events_per_s == 8_000_000
+    assert r.ns_per_event == 125.0
+    assert r.kb_per_node == 5.12  # 5 MB above the interpreter, over 1,000 nodes
+    big = bench.ScaleRow(nodes=10_000, flows=500, sim_s=10.0, events=1, wall_s=1.0, rss_mb=61.0, base_mb=11.0)
+    md = bench.markdown([], [], 11.0, "0.1.0", scale=[r, big], repeats=5, load=(0.3, 5.2))
+    assert "| 1,000 | 50 | 4,000,000 | 0.500 | 8.0 M | 125 | 16 | 5.12 |" in md
+    assert "From 1,000 to 10,000 nodes the peak grows by 5.12 KB per added node." in md  # 45 MB over 9,000 nodes
+    assert "best of 5 runs, one core per run. Load average (1 min) 0.3 at the start, 5.2 at the end" in md
+
+
+def test_the_huge_run_is_extrapolated_from_its_loop_time_not_its_set_up():
+    h = bench.HugeRun(sim_s=30.0, events=1_000_000, wall_s=20.0, total_s=21.5, rss_mb=90.0)
+    assert h.extrapolated_s == 1.5 + 20.0 * 10  # built once, the loop ten times as long
+    whole = bench.HugeRun(sim_s=300.0, events=1, wall_s=100.0, total_s=101.0, rss_mb=90.0)
+    assert whole.extrapolated_s == 101.0
+    md = bench.markdown([], [], 11.0, "0.1.0", huge=h)
+    row = next(line for line in md.splitlines() if line.startswith("| 10,000 random nodes"))
+    assert "30 s (300 s extrapolated: 202 s)" in row and row.endswith("✗ |")
+
+
+def test_markdown_replaces_only_the_generated_tables_of_a_file(tmp_path):
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\nprose before\n\n<!-- generated by: hoptcp bench --markdown; old -->\n"
+                   "| old | table |\n<!-- end of the generated tables -->\n\nprose after\n")
+    bench.write_markdown(doc, "| new | table |\n", "hoptcp bench --peers --markdown")
+    assert doc.read_text() == ("# Performance\nprose before\n\n<!-- generated by: hoptcp bench --peers --markdown; "
+                               "do not edit the tables by hand -->\n| new | table |\n"
+                               "<!-- end of the generated tables -->\n\nprose after\n")
+    new = tmp_path / "new.md"
+    bench.write_markdown(new, "| t |\n", "hoptcp bench --markdown")
+    assert new.read_text().splitlines()[1:] == ["| t |", "<!-- end of the generated tables -->"]
+
+
+def test_a_markdown_file_whose_tables_have_no_end_is_refused_before_timing(tmp_path, capsys):
+    doc = tmp_path / "performance.md"
+    doc.write_text("<!-- generated by: hoptcp bench --markdown -->\n| table |\nprose\n")
+    code = main(["bench", "--only", "chain7-tcp", "--markdown", str(doc)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.strip() == (f"hoptcp: error: --markdown {doc}: has a '<!-- generated by: hoptcp bench' line but no "
+                           "'<!-- end of the generated tables -->' line after it; add it where the generated tables end")
+
+
+def test_docs_performance_md_has_one_generated_block_the_bench_can_replace():
+    from conftest import ROOT
+
+    lines = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()
+    begins = [i for i, line in enumerate(lines) if line.startswith(bench.BEGIN)]
+    ends = [i for i, line in enumerate(lines) if line.startswith(bench.END)]
+    assert len(begins) == 1 and len(ends) == 1 and begins[0] < ends[0]
+    bench.check_markdown_target(ROOT / "docs" / "performance.md")  # raises if the bench would refuse it

@@ -17,7 +17,7 @@ from conftest import ROOT
 HEAVY = ("pandas", "matplotlib", "scipy", "dask", "distributed", "numpy", "pyarrow")
 #: hoptcp's own modules that `run` and `--help` have no use for
 UNUSED_BY_RUN = ("hoptcp.sweep", "hoptcp.store", "hoptcp.stats", "hoptcp.runner", "hoptcp.ns2.exporter",
-                 "hoptcp.ns2.run", "hoptcp.reproduce", "hoptcp.plotting", "hoptcp.bench")
+                 "hoptcp.ns2.run", "hoptcp.reproduce", "hoptcp.plotting", "hoptcp.bench", "hoptcp.peers")
 
 
 def _modules_after(env: dict[str, str], argv: list[str]) -> tuple[int, str, list[str]]:
@@ -44,6 +44,15 @@ def test_run_of_the_chain_example_loads_no_heavy_module(subprocess_env):
     rc, out, loaded = _modules_after(subprocess_env, ["run", "examples/chain7.toml", "--set", "duration_s=5"])
     assert rc == 0 and "aggregate goodput" in out and "Flows" in out
     assert [m for m in loaded if m in HEAVY] == []
+
+
+@pytest.mark.core
+def test_run_json_loads_no_heavy_module_nor_the_runner(subprocess_env):
+    """`hoptcp run X --json` prints the core's document: no table library, no runner."""
+    rc, out, loaded = _modules_after(subprocess_env, ["run", "examples/chain7.toml", "--set", "duration_s=0.01",
+                                                      "--json"])
+    assert rc == 0 and json.loads(out)["duration_s"] == 0.01
+    assert loaded == []
 
 
 def test_public_names_resolve_on_first_use(subprocess_env):

@@ -1,0 +1,153 @@
+"""ns-3 as a benchmark peer (hoptcp.peers.ns3): the arguments written from a scenario,
+and, where ns-3 is installed, the shipped program's behaviour (skipped otherwise: CI
+does not install ns-3). No timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from hoptcp import _bridge
+from hoptcp.peers import ns3
+from hoptcp.scenario import Scenario
+
+from conftest import ROOT
+
+BENCH = ROOT / "python" / "hoptcp" / "scenarios" / "bench"
+needs_ns3 = pytest.mark.skipif(not ns3.available(), reason="ns-3 is not installed (Debian: apt-get install libns3-dev)")
+
+
+def _args(name: str) -> dict[str, str]:
+    sc = Scenario.load(BENCH / f"{name}.toml")
+    plan = json.loads(_bridge.plan_json(sc.toml, sc.overrides))
+    return dict(a.removeprefix("--").split("=", 1) for a in ns3.scenario_args(sc.resolved(), plan))
+
+
+@pytest.mark.core
+def test_the_tcp_chain_routes_data_forward_and_acks_back_along_hoptcps_path():
+    a = _args("chain7-tcp")
+    assert a["positions"] == ";".join(f"{200.0 * i!r},0.0" for i in range(8))
+    routes = set(a["routes"].split(";"))
+    assert {f"{i},7,{i + 1}" for i in range(7)} <= routes  # data
+    assert {f"{i},0,{i - 1}" for i in range(1, 8)} <= routes  # ACKs
+    assert len(routes) == 14
+    assert a["flows"] == "tcp,0,7,0.0"
+    assert (a["maxWindow"], a["payload"], a["initialWindow"], a["minRto"]) == ("32", "1460", "2", "0.2")
+    assert (a["rxRange"], a["csRange"], a["dataMbps"], a["basicMbps"], a["queue"]) == ("250.0", "550.0", "2.0", "1.0",
+                                                                                         "50")
+
+
+@pytest.mark.core
+def test_udp_flows_route_forward_only_and_carry_rate_size_and_jitter():
+    a = _args("grid13-udp")
+    flows = a["flows"].split(";")
+    assert len(flows) == 12 and flows[0] == "udp,13,25,0.0,2000000.0,1460,0.5"
+    routes = set(a["routes"].split(";"))
+    assert {f"{n},25,{n + 1}" for n in range(13, 25)} <= routes
+    assert not any(r.split(",")[1] == "13" for r in routes)  # nothing routes back to a CBR source
+    assert "maxWindow" not in a
+
+
+@pytest.mark.core
+def test_a_scenario_the_program_cannot_run_is_one_line_naming_the_key():
+    sc = Scenario.load(BENCH / "chain7-aodv-tcp.toml")
+    plan = json.loads(_bridge.plan_json(sc.toml, sc.overrides))
+    with pytest.raises(ns3.PeerError) as e:
+        ns3.scenario_args(sc.resolved(), plan)
+    assert str(e.value) == "the ns-3 peer program cannot run this scenario: routing.protocol = 'aodv'; it runs static routes"
+
+
+def test_flags_leave_out_files_pkg_config_names_but_are_not_installed(monkeypatch, tmp_path):
+    lib = tmp_path / "libsqlite3.so"
+    lib.write_text("")
+    monkeypatch.setattr(ns3, "_pkg_config", lambda *a: f"-I/usr\\; -I{tmp_path} -lns3-core -lns3-wifi -lns3-core "
+                                                          f"/nonexistent/libgsl.so {lib}")
+    assert ns3._flags() == [f"-I{tmp_path}", "-lns3-core", "-lns3-wifi", str(lib)]
+
+
+def _plan(spacing: float, transport: str) -> tuple[dict, dict]:
+    """Two nodes ``spacing`` m apart, one flow from the first to the second (hand-made plan)."""
+    resolved = Scenario.load(BENCH / f"chain7-{transport}.toml").with_(duration_s=3).resolved()
+    flow = {"src": 0, "dst": 1, "start_s": 0.0, "path": [0, 1], "transport": transport}
+    if transport == "tcp":
+        flow.update(app="ftp", tcp=resolved["tcp"])
+    else:
+        flow.update(app="cbr", rate_bps=2e6, packet_bytes=1460, jitter=0.0)
+    return resolved, {"positions": [[0.0, 0.0], [spacing, 0.0]], "flows": [flow]}
+
+
+def _run(spacing: float, transport: str) -> dict:
+    resolved, plan = _plan(spacing, transport)
+    proc = subprocess.run([str(ns3.build()), *ns3.scenario_args(resolved, plan)], capture_output=True, text=True,
+                          check=True)
+    return ns3.parse_output(proc.stdout)
+
+
+@needs_ns3
+@pytest.mark.core
+@pytest.mark.parametrize("transport", ["tcp", "udp"])
+def test_one_hop_is_received_inside_the_reception_range_and_not_beyond(transport):
+    """ns-2's RXThresh becomes ns-3's reception threshold: 240 m carries the flow, 260 m nothing."""
+    near, far = _run(240.0, transport), _run(260.0, transport)
+    assert near["goodput_bps"] > 100_000 and far["goodput_bps"] == 0.0
+    assert _run(240.0, transport) == near  # same scenario and seed, same result
+
+
+def _pairs_of_nodes(separation: int) -> dict:
+    """Two one-hop CBR flows, senders ``separation`` m apart, receivers 200 m outward."""
+    resolved = Scenario.load(BENCH / "chain7-udp.toml").with_(duration_s=3).resolved()
+    cbr = {"start_s": 0.0, "transport": "udp", "app": "cbr", "rate_bps": 2e6, "packet_bytes": 1460, "jitter": 0.0}
+    plan = {"positions": [[0.0, 0.0], [-200.0, 0.0], [float(separation), 0.0], [separation + 200.0, 0.0]],
+            "flows": [{**cbr, "src": 0, "dst": 1, "path": [0, 1]}, {**cbr, "src": 2, "dst": 3, "path": [2, 3]}]}
+    proc = subprocess.run([str(ns3.build()), *ns3.scenario_args(resolved, plan)], capture_output=True, text=True,
+                          check=True)
+    return ns3.parse_output(proc.stdout)
+
+
+@needs_ns3
+@pytest.mark.core
+def test_senders_inside_the_carrier_sense_range_share_the_medium_and_beyond_it_do_not():
+    """ns-2's CSThresh: senders 400 m apart (inside 550 m, beyond the 250 m reception range)
+    defer to each other; 700 m apart both send as if alone (their receivers are 600 m and
+    900 m from the other sender: no frame is lost to interference either way)."""
+    alone = _run(200.0, "udp")["goodput_bps"]
+    near, far = _pairs_of_nodes(400)["goodput_bps"], _pairs_of_nodes(700)["goodput_bps"]
+    assert far > 1.9 * alone
+    assert near < 0.8 * far
+
+
+def test_an_empty_list_is_left_out_of_the_arguments():
+    """ns-3's command line refuses `--routes=`: a scenario without routes passes none."""
+    resolved = Scenario.load(BENCH / "chain7-udp.toml").resolved()
+    args = ns3.scenario_args(resolved, {"positions": [[0.0, 0.0], [200.0, 0.0]], "flows": []})
+    assert [a.split("=")[0] for a in args[:2]] == ["--positions", "--txPowerW"]
+
+
+def test_a_failed_build_ends_bench_peers_before_anything_is_timed(monkeypatch, tmp_path, capsys):
+    from hoptcp.cli import main
+
+    monkeypatch.setenv("HOPTCP_NS", str(tmp_path / "no-ns"))  # ns-2.35 skipped
+    monkeypatch.setenv(ns3.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(ns3, "version", lambda: "3.99")
+    monkeypatch.setattr(ns3, "compiler", lambda: "/bin/false")
+    code = main(["bench", "--peers", "--only", "chain7-tcp", "--sweep-jobs", ""])
+    out, err = capsys.readouterr()
+    assert code == 1 and "timing" not in out and "hoptcp bench" not in out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hoptcp: error: building the ns-3 program failed (/bin/false ")
+    assert lines[0].endswith(": exit status 1")
+    assert not any((tmp_path / "cache").iterdir())  # no half-built program left behind
+
+
+@needs_ns3
+def test_a_new_build_replaces_builds_of_older_sources(monkeypatch, tmp_path):
+    monkeypatch.setenv(ns3.CACHE_ENV, str(tmp_path))
+    stale = tmp_path / "static-ns3.37-0000000000000000"
+    stale.write_text("an older build")
+    other = tmp_path / "notes.txt"
+    other.write_text("not a build")
+    built = ns3.build()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built.name, "notes.txt"])
+    assert ns3.build() == built  # the second call finds it
