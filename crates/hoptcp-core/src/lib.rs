@@ -12,6 +12,7 @@
 
 pub mod app;
 pub mod engine;
+pub mod gateway;
 pub mod mac;
 pub mod models;
 pub mod net;
@@ -21,6 +22,7 @@ pub mod sim;
 pub mod stats;
 pub mod topology;
 pub mod transport;
+pub mod wire;
 pub mod wired;
 
 pub use scenario::ScenarioError;

@@ -5,9 +5,11 @@
 
 pub mod queue;
 pub mod rng;
+pub mod slab;
 pub mod time;
 mod timer_heap;
 
 pub use queue::EventQueue;
 pub use rng::{RngStream, StreamPurpose};
+pub use slab::Slab;
 pub use time::{Time, NS_PER_MS, NS_PER_S, NS_PER_US};

@@ -29,7 +29,7 @@
 //! - [`PacingTrigger::Always`]: on for every packet.
 
 use super::dcf::MacParams;
-use super::frame::{Frame, BROADCAST};
+use crate::wire::{Frame, BROADCAST};
 use crate::engine::Time;
 
 /// When the pacing switch is on.

@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 
 use super::dcf::{Dcf, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState};
-use super::frame::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
+use crate::wire::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 use super::timing::{Standard, Timing};
 use crate::engine::{RngStream, StreamPurpose, Time, NS_PER_US};
 

@@ -16,7 +16,7 @@
 //! limit for one the MAC gave up on.
 
 use crate::engine::RngStream;
-use crate::net::MarkAction;
+use crate::wire::MarkAction;
 
 /// Exponentially weighted average of retries per transmitted packet.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,4 +1,4 @@
-//! Medium access control: the 802.11 DCF, its frames and timing sets, and the
+//! Medium access control: the 802.11 DCF, its timing sets, and the
 //! link-layer policies of the papers.
 
 pub mod adaptive_pacing;
@@ -6,7 +6,6 @@ pub mod backoff;
 pub mod dcf;
 #[cfg(test)]
 mod dcf_tests;
-pub mod frame;
 pub mod link_red;
 pub mod policy;
 #[cfg(test)]
@@ -16,7 +15,8 @@ pub mod timing;
 pub use adaptive_pacing::{AdaptivePacing, PacingExtra, PacingTrigger, PacingWait};
 pub use backoff::SlotCount;
 pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState, N_TIMERS};
-pub use frame::{Frame, FrameFormat, FrameKind, NodeId, RxFate, BROADCAST, NO_PACKET};
+/// The MAC header sizes are a MAC setting; the frame itself is in `wire`.
+pub use crate::wire::FrameFormat;
 pub use link_red::{LinkRed, LinkRedParams, RetryAverage};
 pub use policy::{FuLink, LinkPolicy, LinkReport};
 pub use timing::{Standard, Timing};

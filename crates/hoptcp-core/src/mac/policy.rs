@@ -12,11 +12,11 @@
 
 use super::adaptive_pacing::{AdaptivePacing, PacingWait};
 use super::dcf::MacParams;
-use super::frame::Frame;
+use crate::wire::Frame;
 use super::link_red::{LinkRed, RetryAverage};
 use crate::engine::time::to_secs;
 use crate::engine::Time;
-use crate::net::MarkAction;
+use crate::wire::MarkAction;
 
 /// A link-layer policy, dispatched by enum (no boxing on the hot path).
 #[derive(Clone, Debug, Default)]
@@ -148,10 +148,8 @@ mod tests {
     //! hand.
     use super::*;
     use crate::engine::{RngStream, StreamPurpose};
-    use crate::mac::{
-        test_frames, AdaptivePacing, Dcf, FrameFormat, FrameKind, LinkRedParams, MacEnv, MacTimer, Outgoing,
-        PacingExtra, PacingTrigger, PacingWait, Standard, Timing, TxResult, NO_PACKET,
-    };
+    use crate::mac::{test_frames, AdaptivePacing, Dcf, FrameFormat, LinkRedParams, MacEnv, MacTimer, Outgoing, PacingExtra, PacingTrigger, PacingWait, Standard, Timing, TxResult};
+    use crate::wire::{FrameKind, NO_PACKET};
     use std::collections::VecDeque;
 
     #[derive(Default)]

@@ -1,6 +1,7 @@
 //! Frames built by hand for the MAC's unit tests.
 
-use super::{Frame, FrameKind, MacParams, NodeId, NO_PACKET};
+use super::MacParams;
+use crate::wire::{Frame, FrameKind, NodeId, NO_PACKET};
 
 /// A DATA frame from `ta` to `ra` carrying an IP packet of `ip_bytes`
 /// (slab packet 0, MAC sequence number 1, first attempt).

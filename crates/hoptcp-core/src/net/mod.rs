@@ -1,17 +1,14 @@
-//! Network layer: IP packets and their arena, the interface queue, drop
-//! causes, routing (static routes and AODV, in `routing/`), and the TCP-GAP
-//! Internet gateway ([`tcp_gap`], not yet wired into `sim/`).
+//! Network layer: the interface queue, drop causes, Low Delay Marking, and
+//! routing (static routes and AODV, in `routing/`). The packets themselves
+//! are in `wire/`; the TCP-GAP gateway in `gateway/`.
 
-pub mod ecn;
 pub mod ifq;
 pub mod ldm;
-pub mod packet;
 pub mod routing;
-pub mod tcp_gap;
 
-pub use ecn::{MarkAction, SignalOutcome};
+/// The scenario names the ECN marking rule of the network's markers.
+pub use crate::wire::MarkAction;
 pub use ifq::IfQueue;
-pub use packet::{Body, Ecn, Packet, PacketKind, Slab, NO_FLOW, PACKET_KINDS};
 
 /// Why a packet was lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! only pairwise power ratios, and a later, stronger frame never captures.
 
 use crate::engine::Time;
-use crate::mac::frame::Frame;
+use crate::wire::frame::Frame;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RxState {
@@ -106,7 +106,7 @@ impl Radio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mac::frame::{FrameKind, NO_PACKET};
+    use crate::wire::frame::{FrameKind, NO_PACKET};
 
     fn arr(power: f64, end: Time) -> Arrival {
         Arrival {

@@ -8,7 +8,8 @@
 
 use super::{Ev, Simulation};
 use crate::engine::Time;
-use crate::mac::{Frame, MacTimer};
+use crate::mac::MacTimer;
+use crate::wire::Frame;
 
 /// A frame on the air, shared by all its hearers until each has seen it.
 #[derive(Clone, Copy, Debug)]

@@ -21,12 +21,11 @@ use crate::app::cbr::Cbr;
 use crate::app::http::Http;
 use crate::engine::time::{from_secs, from_us};
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
-use crate::mac::{
-    AdaptivePacing, Dcf, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, RetryAverage, Timing,
-    N_TIMERS,
-};
+use crate::mac::{AdaptivePacing, Dcf, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, N_TIMERS, RetryAverage, Timing};
 use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
-use crate::net::{Body, Ecn, IfQueue, Packet, Slab};
+use crate::net::IfQueue;
+use crate::engine::Slab;
+use crate::wire::{Body, Ecn, Packet};
 use crate::phy::Channel;
 use crate::scenario::schema::{AppKind, MacSpec, RoutingProtocol, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
@@ -376,17 +375,17 @@ impl Simulation {
                 .as_ref()
                 .map_or(wired::Domains::WIRELESS, |w| wired::Domains { first_wired: w.first, gateway: w.gateway }),
             gap: sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).filter(|g| g.enabled).map(|g| {
-                let cfg = crate::net::tcp_gap::GapConfig {
+                let cfg = crate::gateway::tcp_gap::GapConfig {
                     pacing: sc.tcp.ap.clone().unwrap_or_default().config(timing.data_rate_bps),
                     buffer_packets: g.buffer_packets,
                     flow_timeout: from_secs(g.flow_timeout_s),
-                    goodput_control: g.goodput_control.then(|| crate::net::tcp_gap::GoodputControl {
+                    goodput_control: g.goodput_control.then(|| crate::gateway::tcp_gap::GoodputControl {
                         period: from_secs(g.period_s),
                         threshold: g.threshold,
                         aging: g.aging,
                     }),
                 };
-                let mut gateway = crate::net::tcp_gap::Gateway::new(cfg);
+                let mut gateway = crate::gateway::tcp_gap::Gateway::new(cfg);
                 if sc.stats.series.contains(&SeriesKind::Gateway) {
                     gateway.record_series();
                 }

@@ -6,10 +6,13 @@ use super::air::Transmission;
 use super::route_ctx::RouteCtx;
 use super::{mac_timer_slot, Ev};
 use crate::engine::{EventQueue, Time};
-use crate::mac::{Frame, MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
+use crate::mac::{MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
+use crate::wire::Frame;
 use crate::net::routing::aodv::DataRef;
 use crate::net::routing::{AodvRouting, Routing};
-use crate::net::{DropCause, IfQueue, Packet, PacketKind, Slab, N_DROP_CAUSES, PACKET_KINDS};
+use crate::net::{DropCause, IfQueue, N_DROP_CAUSES};
+use crate::engine::Slab;
+use crate::wire::{PACKET_KINDS, Packet, PacketKind};
 use crate::phy::Channel;
 use crate::stats::pcap::PcapTrace;
 use crate::stats::run_trace::{DropRecord, PacketRow, RunTrace};
@@ -127,8 +130,8 @@ impl NodeCtx<'_> {
     #[inline]
     fn trace_frame(&mut self, frame: &Frame) {
         if let Some(tr) = self.trace.as_deref_mut() {
-            let data = frame.kind == crate::mac::FrameKind::Data;
-            let rate = if data && frame.ra != crate::mac::BROADCAST { tr.data_rate_bps } else { tr.basic_rate_bps };
+            let data = frame.kind == crate::wire::FrameKind::Data;
+            let rate = if data && frame.ra != crate::wire::BROADCAST { tr.data_rate_bps } else { tr.basic_rate_bps };
             let packet = data.then(|| self.packets.get(frame.packet));
             if let Err(e) = tr.pcap.record(self.node, self.now, frame, rate, tr.standard, packet) {
                 tr.error.get_or_insert(e);
@@ -164,7 +167,7 @@ impl MacEnv for NodeCtx<'_> {
     fn transmit(&mut self, frame: &Frame) {
         self.trace_frame(frame);
         if let Some(r) = self.rec.as_deref_mut() {
-            let packet = (frame.kind == crate::mac::FrameKind::Data).then(|| self.packets.get(frame.packet));
+            let packet = (frame.kind == crate::wire::FrameKind::Data).then(|| self.packets.get(frame.packet));
             r.frame(self.now, self.node, frame, packet);
         }
         let groups = &self.channel.arrivals[self.node as usize];
@@ -263,7 +266,7 @@ impl MacEnv for NodeCtx<'_> {
     }
 
     fn mark_ce(&mut self, out: &Outgoing) -> bool {
-        crate::net::ecn::mark_ce(&mut self.packets.get_mut(out.packet).ecn)
+        crate::wire::ecn::mark_ce(&mut self.packets.get_mut(out.packet).ecn)
     }
 
     #[inline]
@@ -272,7 +275,7 @@ impl MacEnv for NodeCtx<'_> {
     }
 
     #[inline]
-    fn rx_fate(&mut self, frame: &Frame, fate: crate::mac::RxFate) {
+    fn rx_fate(&mut self, frame: &Frame, fate: crate::wire::RxFate) {
         if let Some(r) = self.rec.as_deref_mut() {
             r.fate(self.now, self.node, frame, fate);
         }

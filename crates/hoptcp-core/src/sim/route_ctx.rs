@@ -7,10 +7,12 @@
 use super::node_ctx::Drops;
 use super::Ev;
 use crate::engine::{EventQueue, Time};
-use crate::mac::{NodeId, BROADCAST};
+use crate::wire::{BROADCAST, NodeId};
 use crate::net::routing::aodv::{AodvEnv, AodvMsg, DataRef, FlowEvent};
 use crate::net::routing::FlowRouteStats;
-use crate::net::{Body, DropCause, Ecn, IfQueue, Packet, PacketKind, Slab, NO_FLOW};
+use crate::net::{DropCause, IfQueue};
+use crate::engine::Slab;
+use crate::wire::{Body, Ecn, NO_FLOW, Packet, PacketKind};
 
 pub(crate) struct RouteCtx<'a> {
     pub now: Time,

@@ -18,9 +18,11 @@ use super::{Ev, Simulation};
 use crate::engine::{EventQueue, Time};
 use crate::net::routing::aodv::DataRef;
 use crate::net::routing::Routing;
-use crate::net::tcp_gap::{FlowKey, GapEnv, GapSegment, Gateway, Side};
-use crate::net::{Body, DropCause, Packet, Slab};
-use crate::transport::TcpSegment;
+use crate::gateway::tcp_gap::{FlowKey, GapEnv, GapSegment, Gateway, Side};
+use crate::net::DropCause;
+use crate::engine::Slab;
+use crate::wire::{Body, Packet};
+use crate::wire::TcpSegment;
 use crate::wired::LinkEnv;
 
 /// Which ids are wired, and the gateway that stands for them in AODV.

@@ -9,8 +9,8 @@
 
 use super::series::{SeriesKind, SeriesLog, SeriesTable};
 use crate::engine::Time;
-use crate::mac::{Frame, FrameKind, RxFate, BROADCAST};
-use crate::net::{Body, Packet, NO_FLOW};
+use crate::wire::{BROADCAST, Frame, FrameKind, RxFate};
+use crate::wire::{Body, NO_FLOW, Packet};
 use crate::transport::TcpSender;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -73,7 +73,7 @@ impl Default for NodeLast {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PacketRow {
     pub uid: u64,
-    /// Index into `crate::net::PACKET_KINDS`.
+    /// Index into `crate::wire::PACKET_KINDS`.
     pub kind: u8,
     pub flow: u32,
     pub src: u32,
@@ -260,7 +260,7 @@ impl RunTrace {
                 frame_kinds: &FRAME_KINDS,
                 fates: &RX_FATES,
                 events: &PACKET_EVENTS,
-                packet_kinds: crate::net::PACKET_KINDS.iter().map(|k| k.1).collect(),
+                packet_kinds: crate::wire::PACKET_KINDS.iter().map(|k| k.1).collect(),
                 drop_causes: crate::net::DROP_CAUSES.iter().map(|k| k.1).collect(),
                 ..Default::default()
             }),

@@ -5,7 +5,7 @@
 //!
 //! Kinds:
 //! - `gateway`: TCP-GAP's per-flow state at the Internet gateway
-//!   (`net/tcp_gap.rs`);
+//!   (`gateway/tcp_gap.rs`);
 //! - `tcp_ap`: the same estimate at each TCP-AP sender
 //!   (`transport/tcp/tcp_ap.rs`), to hold the gateway's against;
 //! - `cwnd`, `ssthresh`, `rtt`, `rto`, `goodput` (per flow) and `queue`,

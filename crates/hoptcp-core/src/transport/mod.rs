@@ -6,5 +6,5 @@ pub mod tcp;
 pub mod udp;
 
 pub use tcp::{
-    TcpApConfig, TcpApStats, TcpConfig, TcpReceiver, TcpReceiverStats, TcpSegment, TcpSender, TcpSenderStats, Variant,
+    TcpApConfig, TcpApStats, TcpConfig, TcpReceiver, TcpReceiverStats, TcpSender, TcpSenderStats, Variant,
 };

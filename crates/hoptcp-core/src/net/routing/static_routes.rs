@@ -4,7 +4,7 @@
 //! source (TCP ACKs) take it in reverse. A packet's `hop` field is its
 //! index on the path, so the next hop is one lookup.
 
-use crate::mac::NodeId;
+use crate::wire::NodeId;
 
 #[derive(Clone, Debug, Default)]
 pub struct StaticRoutes {

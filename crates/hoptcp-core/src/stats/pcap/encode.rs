@@ -19,9 +19,10 @@
 //! (`net::routing::aodv::wire`), so their lengths in the trace are the
 //! RFC's, not the ns-2 sizes the simulation uses.
 
-use crate::mac::{Frame, FrameKind, Standard, BROADCAST};
-use crate::net::routing::aodv::{wire, AodvMsg};
-use crate::net::{Body, Ecn, Packet};
+use crate::mac::Standard;
+use crate::wire::{BROADCAST, Frame, FrameKind};
+use crate::wire::{aodv_rfc3561, AodvMsg};
+use crate::wire::{Body, Ecn, Packet};
 use etherparse::{IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
 
 /// Bytes kept of each frame (radiotap + 802.11 + LLC + IP + TCP headers and
@@ -129,21 +130,21 @@ impl FrameEncoder {
 /// Length of the IP packet as written to the trace.
 fn traced_ip_bytes(p: &Packet) -> usize {
     match &p.body {
-        Body::Aodv(msg) => 20 + 8 + wire::encoded_len(msg),
+        Body::Aodv(msg) => 20 + 8 + aodv_rfc3561::encoded_len(msg),
         _ => p.ip_bytes as usize,
     }
 }
 
 /// An AODV message: IPv4 + UDP (port 654) + the RFC 3561 message.
 fn write_aodv(b: &mut Vec<u8>, p: &Packet, msg: &AodvMsg) -> std::io::Result<()> {
-    let mut payload = Vec::with_capacity(wire::encoded_len(msg));
-    wire::encode(msg, p.dst, ip_addr, &mut payload);
+    let mut payload = Vec::with_capacity(aodv_rfc3561::encoded_len(msg));
+    aodv_rfc3561::encode(msg, p.dst, ip_addr, &mut payload);
     let mut ip = Ipv4Header::new((8 + payload.len()) as u16, p.ttl, IpNumber::UDP, ip_addr(p.src), ip_addr(p.dst))
         .map_err(std::io::Error::other)?;
     ip.identification = (p.uid & 0xffff) as u16;
     ip.header_checksum = ip.calc_header_checksum();
     ip.write(b)?;
-    let udp = UdpHeader::with_ipv4_checksum(wire::AODV_PORT, wire::AODV_PORT, &ip, &payload)
+    let udp = UdpHeader::with_ipv4_checksum(aodv_rfc3561::AODV_PORT, aodv_rfc3561::AODV_PORT, &ip, &payload)
         .map_err(std::io::Error::other)?;
     udp.write(b)?;
     let room = (SNAPLEN as usize).saturating_sub(b.len());
@@ -197,7 +198,7 @@ fn write_ip(b: &mut Vec<u8>, p: &Packet, zeros: &mut Vec<u8>, flows: &[FlowInfo]
 
 /// Packet-counted TCP numbers as bytes (see the module comment).
 fn tcp_header(
-    seg: &crate::transport::tcp::segment::TcpSegment,
+    seg: &crate::wire::tcp_segment::TcpSegment,
     flow: FlowInfo,
     sport: u16,
     dport: u16,

@@ -21,8 +21,9 @@ pub use encode::{ip_addr, mac_addr, FlowInfo, FrameEncoder, SNAPLEN};
 pub use writer::{Interface, PcapNgWriter};
 
 use crate::engine::Time;
-use crate::mac::{Frame, Standard};
-use crate::net::Packet;
+use crate::mac::Standard;
+use crate::wire::Frame;
+use crate::wire::Packet;
 
 /// The trace of one run: a pcapng file with interface `i` = node `i`, or
 /// with node `only`'s interface alone.

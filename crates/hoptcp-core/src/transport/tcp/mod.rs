@@ -5,7 +5,7 @@
 //! Sequence numbers count packets, not bytes. Packet 0 is the 40-byte
 //! connection-setup segment; data packets are 1, 2, ...
 //!
-//! Layout: [`segment`] (what goes on the wire), [`config`], [`rto`] (RTT
+//! Layout: the segment itself is in `wire/`; [`config`], [`rto`] (RTT
 //! estimation and the retransmission timeout), [`sender`] (machinery common
 //! to all variants, and the enum that dispatches to them), one file per
 //! congestion-control variant ([`newreno`], [`reno`], [`vegas`]),
@@ -18,7 +18,6 @@ pub mod newreno;
 pub mod receiver;
 pub mod reno;
 pub mod rto;
-pub mod segment;
 pub mod sender;
 pub mod tcp_ap;
 pub mod vegas;
@@ -29,6 +28,5 @@ mod tests;
 
 pub use config::{TcpConfig, Variant};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
-pub use segment::TcpSegment;
 pub use sender::{TcpSender, TcpSenderStats};
 pub use tcp_ap::{Pacer, RateEstimator, TcpAp, TcpApConfig, TcpApStats};

@@ -14,7 +14,7 @@
 //! until a packet carrying CWR arrives.
 
 use super::config::TcpConfig;
-use super::segment::TcpSegment;
+use crate::wire::TcpSegment;
 use crate::engine::Time;
 use std::collections::VecDeque;
 

@@ -24,7 +24,7 @@ use super::config::{TcpConfig, Variant};
 use super::newreno::NewReno;
 use super::reno::Reno;
 use super::rto::RtoEstimator;
-use super::segment::TcpSegment;
+use crate::wire::TcpSegment;
 use super::tcp_ap::{TcpAp, TcpApStats};
 use super::vegas::Vegas;
 use super::window_stats::WindowStats;

@@ -762,7 +762,7 @@ mod tests {
 
     // --- the sender's transmit path with pacing -----------------------------
 
-    use super::super::segment::TcpSegment;
+    use crate::wire::TcpSegment;
     use super::super::sender::testutil::{ack, drain, seqs};
     use super::super::{TcpConfig, TcpSender};
 

@@ -5,7 +5,7 @@ use super::sender::testutil::MS;
 use super::*;
 use crate::engine::{RngStream, StreamPurpose, Time, NS_PER_S};
 use crate::mac::{LinkRed, LinkRedParams};
-use crate::net::{ecn, Ecn, MarkAction, SignalOutcome};
+use crate::wire::{ecn, Ecn, MarkAction, SignalOutcome, TcpSegment};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {

@@ -15,8 +15,8 @@
 //! as in ns-2.35 built without AODV_LINK_LAYER_DETECTION (`neighbors.rs`).
 //! Files: `rreq.rs` (discovery and requests), `rrep.rs` (replies),
 //! `rerr.rs` (errors), `table.rs`, `rqueue.rs` (request buffer), `seen.rs`
-//! (duplicate suppression), `msg.rs` (messages and their sizes), `wire.rs`
-//! (RFC 3561 encoding for traces), `params.rs` (constants).
+//! (duplicate suppression), `params.rs` (constants); the messages and their
+//! sizes, and their RFC 3561 encoding for traces, are in `wire/`.
 //!
 //! ns-2.35 artefacts reproduced on purpose (see docs/aodv.md): the first
 //! RREQ to a destination is network-wide (`first_rreq_network_wide`); the
@@ -24,7 +24,6 @@
 //! fires at about twice the current time; an intermediate node's reply
 //! lifetime is cast from a double to u32 as C does.
 
-mod msg;
 mod neighbors;
 mod params;
 mod rerr;
@@ -33,17 +32,16 @@ mod rrep;
 mod rreq;
 mod seen;
 mod table;
-pub mod wire;
 
 #[cfg(test)]
 mod tests;
 
-pub use msg::{AodvMsg, Rerr, Rrep, Rreq, RERR_CAPACITY};
+pub use crate::wire::aodv::{AodvMsg, Rerr, Rrep, Rreq, RERR_CAPACITY};
 pub use params::{AodvParams, LinkDetection};
 pub use table::{RouteEntry, RouteState, INFINITY};
 
 use crate::engine::{RngStream, Time};
-use crate::mac::NodeId;
+use crate::wire::NodeId;
 use crate::net::DropCause;
 use neighbors::NeighborTable;
 use rqueue::RequestBuffer;
@@ -77,7 +75,7 @@ pub enum FlowEvent {
 pub trait AodvEnv {
     fn now(&self) -> Time;
     /// Send a new control message down to the link layer after `delay`
-    /// (`ip_dst`/`next_hop` = [`crate::mac::BROADCAST`] for broadcasts).
+    /// (`ip_dst`/`next_hop` = [`crate::wire::BROADCAST`] for broadcasts).
     fn send_control(&mut self, msg: AodvMsg, ip_src: NodeId, ip_dst: NodeId, next_hop: NodeId, ttl: u8, delay: Time);
     /// Send data packet `d` to `next_hop` after `delay`.
     fn send_data(&mut self, d: DataRef, next_hop: NodeId, delay: Time);
@@ -258,7 +256,7 @@ impl Aodv {
                 let mut e = Rerr::default();
                 e.push(d.dst, self.table[i].seqno);
                 self.counters.rerr_sent += 1;
-                env.send_control(AodvMsg::Rerr(e), self.id, crate::mac::BROADCAST, crate::mac::BROADCAST, 1, 0);
+                env.send_control(AodvMsg::Rerr(e), self.id, crate::wire::BROADCAST, crate::wire::BROADCAST, 1, 0);
                 env.drop_data(d, DropCause::NoRoute);
             }
         }

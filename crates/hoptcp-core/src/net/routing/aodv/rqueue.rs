@@ -7,7 +7,7 @@
 
 use super::{AodvEnv, DataRef};
 use crate::engine::Time;
-use crate::mac::NodeId;
+use crate::wire::NodeId;
 use crate::net::DropCause;
 use std::collections::VecDeque;
 

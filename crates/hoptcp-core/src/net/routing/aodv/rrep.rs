@@ -5,7 +5,7 @@
 
 use super::{Aodv, AodvEnv, AodvMsg, AodvParams, Rrep, INFINITY};
 use crate::engine::Time;
-use crate::mac::NodeId;
+use crate::wire::NodeId;
 use crate::net::DropCause;
 
 impl Aodv {

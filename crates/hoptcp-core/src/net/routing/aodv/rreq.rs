@@ -5,7 +5,7 @@
 
 use super::{Aodv, AodvEnv, AodvMsg, AodvParams, FlowEvent, RouteState, Rreq, INFINITY};
 use crate::engine::NS_PER_S;
-use crate::mac::{NodeId, BROADCAST};
+use crate::wire::{BROADCAST, NodeId};
 use crate::net::DropCause;
 
 impl Aodv {

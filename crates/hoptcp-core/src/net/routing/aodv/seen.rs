@@ -7,7 +7,7 @@
 //! event is needed.
 
 use crate::engine::Time;
-use crate::mac::NodeId;
+use crate::wire::NodeId;
 
 #[derive(Clone, Debug, Default)]
 pub struct BroadcastIdCache {

@@ -4,7 +4,7 @@
 //! visits the newest entry first; `newest_first` gives that order.
 
 use crate::engine::Time;
-use crate::mac::NodeId;
+use crate::wire::NodeId;
 
 /// Hop count of a route that is down (ns-2 INFINITY2).
 pub const INFINITY: u16 = 0xff;

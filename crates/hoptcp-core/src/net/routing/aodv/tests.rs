@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::engine::{StreamPurpose, NS_PER_MS, NS_PER_S};
-use crate::mac::BROADCAST;
+use crate::wire::BROADCAST;
 
 #[derive(Debug, Clone, PartialEq)]
 struct Sent {

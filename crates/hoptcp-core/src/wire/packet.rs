@@ -1,23 +1,15 @@
-//! IP packets as the simulator carries them. Packets live in a [`Slab`] and
+//! IP packets as the simulator carries them. Packets live in a slab arena and
 //! are passed around by index; a receiver that decodes a DATA frame gets its
 //! own copy (the sender keeps its copy until the MAC is done with it).
 
-use super::routing::aodv::AodvMsg;
+use super::aodv::AodvMsg;
+use super::ecn::Ecn;
+use super::node::NodeId;
+use super::tcp_segment::TcpSegment;
 use crate::engine::Time;
-use crate::mac::NodeId;
-use crate::transport::TcpSegment;
 
 /// `flow` of packets that belong to no flow (routing control messages).
 pub const NO_FLOW: u32 = u32::MAX;
-
-/// The two ECN bits of the IP header.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Ecn {
-    #[default]
-    NotEct,
-    Ect,
-    Ce,
-}
 
 /// What a packet carries; used for per-kind statistics (drops hitting TCP
 /// data vs TCP ACKs vs routing messages).
@@ -102,51 +94,6 @@ impl Packet {
     }
 }
 
-/// A free-list arena: O(1) insert and remove, indices stay valid until removed.
-#[derive(Clone, Debug)]
-pub struct Slab<T> {
-    items: Vec<T>,
-    free: Vec<u32>,
-}
-
-impl<T: Copy> Default for Slab<T> {
-    fn default() -> Self {
-        Slab { items: Vec::new(), free: Vec::new() }
-    }
-}
-
-impl<T: Copy> Slab<T> {
-    pub fn insert(&mut self, v: T) -> u32 {
-        if let Some(i) = self.free.pop() {
-            self.items[i as usize] = v;
-            i
-        } else {
-            self.items.push(v);
-            (self.items.len() - 1) as u32
-        }
-    }
-
-    /// Free slot `i`; the caller guarantees it is live.
-    pub fn remove(&mut self, i: u32) -> T {
-        self.free.push(i);
-        self.items[i as usize]
-    }
-
-    #[inline]
-    pub fn get(&self, i: u32) -> &T {
-        &self.items[i as usize]
-    }
-
-    #[inline]
-    pub fn get_mut(&mut self, i: u32) -> &mut T {
-        &mut self.items[i as usize]
-    }
-
-    pub fn live(&self) -> usize {
-        self.items.len() - self.free.len()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,17 +103,5 @@ mod tests {
         // A packet record is copied on every reception: AODV's messages
         // must fit in the room TCP segments already take.
         assert!(std::mem::size_of::<Body>() <= 48, "Body is {} bytes", std::mem::size_of::<Body>());
-    }
-
-    #[test]
-    fn slab_reuses_freed_slots() {
-        let mut s = Slab::default();
-        let a = s.insert(1u8);
-        let b = s.insert(2u8);
-        assert_eq!(s.remove(a), 1);
-        let c = s.insert(3u8);
-        assert_eq!(c, a);
-        assert_eq!(*s.get(b), 2);
-        assert_eq!(s.live(), 2);
     }
 }

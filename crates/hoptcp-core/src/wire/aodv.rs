@@ -2,14 +2,14 @@
 //! the air. Sizes follow ns-2.35 (aodv_packet.h): the IP packet is a 20-byte
 //! IP header plus ns-2's message size, with no UDP header — RREQ 48 B,
 //! RREP 44 B, RERR 20 + 4·(2n + 1) B. (RFC 3561 messages over UDP would be
-//! 52, 48 and 32 + 8n B; pcap traces show the RFC encoding, see `wire.rs`.)
+//! 52, 48 and 32 + 8n B; pcap traces show the RFC encoding, see `aodv_rfc3561.rs`.)
 //!
 //! Messages are small `Copy` records kept inline in the packet. A RERR holds
 //! up to [`RERR_CAPACITY`] unreachable destinations; a node that must report
 //! more sends several RERRs back to back (ns-2 sends one longer RERR).
 
 use crate::engine::Time;
-use crate::mac::NodeId;
+use super::node::NodeId;
 
 /// IP header bytes ns-2's AODV puts in front of every control message.
 pub const IP_HEADER_BYTES: u32 = 20;

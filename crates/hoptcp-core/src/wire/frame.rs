@@ -1,11 +1,9 @@
 //! 802.11 frames as the simulator sees them: header fields that matter for
 //! the protocol, the on-air size and duration, and the packet carried.
 
+use super::node::NodeId;
 use crate::engine::Time;
 
-pub type NodeId = u32;
-/// Receiver address of broadcast frames.
-pub const BROADCAST: NodeId = u32::MAX;
 /// "No packet" in a frame's `packet` field.
 pub const NO_PACKET: u32 = u32::MAX;
 
@@ -23,7 +21,7 @@ pub struct Frame {
     /// Transmitter address (the sender's node id; CTS and ACK carry it too,
     /// for traces only).
     pub ta: NodeId,
-    /// Receiver address, or [`BROADCAST`].
+    /// Receiver address, or [`BROADCAST`](super::node::BROADCAST).
     pub ra: NodeId,
     /// Duration field: how long others must defer after this frame ends (NAV).
     pub nav: Time,

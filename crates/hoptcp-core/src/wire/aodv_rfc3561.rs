@@ -1,12 +1,12 @@
 //! AODV messages in their RFC 3561 wire format (the UDP payload on port
 //! 654), for packet traces. The simulation itself times messages with
-//! ns-2.35's sizes (`msg.rs`); a trace shows what a real implementation
+//! ns-2.35's sizes (`aodv.rs`); a trace shows what a real implementation
 //! would send. Addresses are given by the caller (`ip` maps a node id to
 //! its IPv4 address); ns-2's timestamps have no RFC field and are left out.
 
-use super::{AodvMsg, Rerr, Rrep, Rreq};
+use super::aodv::{AodvMsg, Rerr, Rrep, Rreq};
+use super::node::NodeId;
 use crate::engine::NS_PER_MS;
-use crate::mac::NodeId;
 
 /// UDP port of AODV (RFC 3561 section 8).
 pub const AODV_PORT: u16 = 654;

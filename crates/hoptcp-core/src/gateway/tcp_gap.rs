@@ -728,7 +728,8 @@ impl Gateway {
 mod tests {
     use super::*;
     use crate::engine::NS_PER_MS;
-    use crate::transport::{TcpConfig, TcpSegment, TcpSender};
+    use crate::transport::{TcpConfig, TcpSender};
+    use crate::wire::TcpSegment;
 
     const MS: Time = NS_PER_MS;
 

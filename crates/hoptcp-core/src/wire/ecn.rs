@@ -7,7 +7,14 @@
 //! Markers: Link RED (`mac/link_red.rs`, through `MacEnv::mark_ce`), and any
 //! IP-layer marker (LDM) calling [`signal`] on the packet it forwards.
 
-use super::packet::Ecn;
+/// The two ECN bits of the IP header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect,
+    Ce,
+}
 
 /// What a marker wants done to a packet it picked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
