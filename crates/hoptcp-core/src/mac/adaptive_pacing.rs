@@ -29,8 +29,8 @@
 //! - [`PacingTrigger::Always`]: on for every packet.
 
 use super::dcf::MacParams;
-use crate::wire::{Frame, BROADCAST};
 use crate::engine::Time;
+use crate::wire::{Frame, BROADCAST};
 
 /// When the pacing switch is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

@@ -11,13 +11,13 @@
 
 use super::adaptive_pacing::PacingWait;
 use super::backoff::{Backoff, SlotCount};
-use crate::wire::{Frame, FrameFormat, FrameKind, NodeId, RxFate, BROADCAST, NO_PACKET};
 use super::policy::LinkPolicy;
 use super::timing::Timing;
 use crate::engine::time::{ceil_us, round_us};
 use crate::engine::{RngStream, Time};
-use crate::wire::MarkAction;
 use crate::phy::radio::{Arrival, Radio, RxStartOutcome, RxState};
+use crate::wire::MarkAction;
+use crate::wire::{Frame, FrameFormat, FrameKind, NodeId, RxFate, BROADCAST, NO_PACKET};
 
 /// Node-independent MAC parameters (one copy per run).
 #[derive(Clone, Debug)]

@@ -12,9 +12,9 @@
 use std::collections::VecDeque;
 
 use super::dcf::{Dcf, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState};
-use crate::wire::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 use super::timing::{Standard, Timing};
 use crate::engine::{RngStream, StreamPurpose, Time, NS_PER_US};
+use crate::wire::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
 
 const US: Time = NS_PER_US;
 // DSSS PHY (ns-2.35 defaults): slot 20 µs, SIFS 10 µs, DIFS = SIFS + 2 slots,

@@ -12,10 +12,10 @@
 
 use super::adaptive_pacing::{AdaptivePacing, PacingWait};
 use super::dcf::MacParams;
-use crate::wire::Frame;
 use super::link_red::{LinkRed, RetryAverage};
 use crate::engine::time::to_secs;
 use crate::engine::Time;
+use crate::wire::Frame;
 use crate::wire::MarkAction;
 
 /// A link-layer policy, dispatched by enum (no boxing on the hot path).
@@ -148,7 +148,10 @@ mod tests {
     //! hand.
     use super::*;
     use crate::engine::{RngStream, StreamPurpose};
-    use crate::mac::{test_frames, AdaptivePacing, Dcf, FrameFormat, LinkRedParams, MacEnv, MacTimer, Outgoing, PacingExtra, PacingTrigger, PacingWait, Standard, Timing, TxResult};
+    use crate::mac::{
+        test_frames, AdaptivePacing, Dcf, FrameFormat, LinkRedParams, MacEnv, MacTimer, Outgoing, PacingExtra,
+        PacingTrigger, PacingWait, Standard, Timing, TxResult,
+    };
     use crate::wire::{FrameKind, NO_PACKET};
     use std::collections::VecDeque;
 

@@ -17,15 +17,15 @@ use super::{Ev, Simulation};
 use crate::engine::Time;
 use crate::engine::{RngStream, StreamPurpose};
 use crate::mac::Outgoing;
-use crate::wire::BROADCAST;
 use crate::net::ldm::{Forwarded, LdmCounters, LdmEstimate, LdmNode, LdmParams, Oracle};
 use crate::net::routing::aodv::{Aodv, AodvParams, DataRef};
 use crate::net::routing::{AodvRouting, Routing};
 use crate::net::DropCause;
-use crate::wire::{ecn, Body, Ecn, MarkAction, Packet, PacketKind, SignalOutcome};
 use crate::scenario::schema::LdmSpec;
 use crate::scenario::FlowPlan;
 use crate::stats::run_trace::PacketEvent;
+use crate::wire::BROADCAST;
+use crate::wire::{ecn, Body, Ecn, MarkAction, Packet, PacketKind, SignalOutcome};
 
 /// Low Delay Marking over the run: each node's marker, and for the oracle
 /// the true counts (from the static plan: each flow's path length, and the

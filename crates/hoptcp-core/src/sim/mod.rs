@@ -15,17 +15,21 @@ mod node_ctx;
 mod node_table;
 pub mod report;
 mod route_ctx;
+#[cfg(test)]
+mod tcp_fake_network_tests;
 mod wired;
 
 use crate::app::cbr::Cbr;
 use crate::app::http::Http;
 use crate::engine::time::{from_secs, from_us};
+use crate::engine::Slab;
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
-use crate::mac::{AdaptivePacing, Dcf, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, N_TIMERS, RetryAverage, Timing};
+use crate::mac::{
+    AdaptivePacing, Dcf, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, RetryAverage, Timing,
+    N_TIMERS,
+};
 use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
 use crate::net::IfQueue;
-use crate::engine::Slab;
-use crate::wire::{Body, Ecn, Packet};
 use crate::phy::Channel;
 use crate::scenario::schema::{AppKind, MacSpec, RoutingProtocol, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
@@ -35,6 +39,7 @@ use crate::stats::run_trace::RunTrace;
 use crate::stats::series::{LastValues, PacingMetric, SeriesKind, SeriesLog};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
+use crate::wire::{Body, Ecn, Packet};
 use air::{PendingEnds, Transmission};
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
 use node_table::NodeTable;

@@ -5,17 +5,17 @@
 use super::air::Transmission;
 use super::route_ctx::RouteCtx;
 use super::{mac_timer_slot, Ev};
+use crate::engine::Slab;
 use crate::engine::{EventQueue, Time};
 use crate::mac::{MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
-use crate::wire::Frame;
 use crate::net::routing::aodv::DataRef;
 use crate::net::routing::{AodvRouting, Routing};
 use crate::net::{DropCause, IfQueue, N_DROP_CAUSES};
-use crate::engine::Slab;
-use crate::wire::{PACKET_KINDS, Packet, PacketKind};
 use crate::phy::Channel;
 use crate::stats::pcap::PcapTrace;
 use crate::stats::run_trace::{DropRecord, PacketRow, RunTrace};
+use crate::wire::Frame;
+use crate::wire::{Packet, PacketKind, PACKET_KINDS};
 use std::collections::BTreeMap;
 
 /// How much work a node's MAC did: packets taken from the queue, and the

@@ -6,13 +6,13 @@
 
 use super::node_ctx::Drops;
 use super::Ev;
+use crate::engine::Slab;
 use crate::engine::{EventQueue, Time};
-use crate::wire::{BROADCAST, NodeId};
 use crate::net::routing::aodv::{AodvEnv, AodvMsg, DataRef, FlowEvent};
 use crate::net::routing::FlowRouteStats;
 use crate::net::{DropCause, IfQueue};
-use crate::engine::Slab;
-use crate::wire::{Body, Ecn, NO_FLOW, Packet, PacketKind};
+use crate::wire::{Body, Ecn, Packet, PacketKind, NO_FLOW};
+use crate::wire::{NodeId, BROADCAST};
 
 pub(crate) struct RouteCtx<'a> {
     pub now: Time,

@@ -15,14 +15,14 @@
 
 use super::node_ctx::Drops;
 use super::{Ev, Simulation};
+use crate::engine::Slab;
 use crate::engine::{EventQueue, Time};
+use crate::gateway::tcp_gap::{FlowKey, GapEnv, GapSegment, Gateway, Side};
 use crate::net::routing::aodv::DataRef;
 use crate::net::routing::Routing;
-use crate::gateway::tcp_gap::{FlowKey, GapEnv, GapSegment, Gateway, Side};
 use crate::net::DropCause;
-use crate::engine::Slab;
-use crate::wire::{Body, Packet};
 use crate::wire::TcpSegment;
+use crate::wire::{Body, Packet};
 use crate::wired::LinkEnv;
 
 /// Which ids are wired, and the gateway that stands for them in AODV.

@@ -9,9 +9,9 @@
 
 use super::series::{SeriesKind, SeriesLog, SeriesTable};
 use crate::engine::Time;
-use crate::wire::{BROADCAST, Frame, FrameKind, RxFate};
-use crate::wire::{Body, NO_FLOW, Packet};
 use crate::transport::TcpSender;
+use crate::wire::{Body, Packet, NO_FLOW};
+use crate::wire::{Frame, FrameKind, RxFate, BROADCAST};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

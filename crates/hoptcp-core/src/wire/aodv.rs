@@ -8,8 +8,8 @@
 //! up to [`RERR_CAPACITY`] unreachable destinations; a node that must report
 //! more sends several RERRs back to back (ns-2 sends one longer RERR).
 
-use crate::engine::Time;
 use super::node::NodeId;
+use crate::engine::Time;
 
 /// IP header bytes ns-2's AODV puts in front of every control message.
 pub const IP_HEADER_BYTES: u32 = 20;

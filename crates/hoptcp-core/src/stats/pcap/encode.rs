@@ -20,9 +20,9 @@
 //! RFC's, not the ns-2 sizes the simulation uses.
 
 use crate::mac::Standard;
-use crate::wire::{BROADCAST, Frame, FrameKind};
 use crate::wire::{aodv_rfc3561, AodvMsg};
 use crate::wire::{Body, Ecn, Packet};
+use crate::wire::{Frame, FrameKind, BROADCAST};
 use etherparse::{IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
 
 /// Bytes kept of each frame (radiotap + 802.11 + LLC + IP + TCP headers and

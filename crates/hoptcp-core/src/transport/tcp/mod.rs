@@ -23,9 +23,6 @@ pub mod tcp_ap;
 pub mod vegas;
 pub mod window_stats;
 
-#[cfg(test)]
-mod tests;
-
 pub use config::{TcpConfig, Variant};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use sender::{TcpSender, TcpSenderStats};

@@ -14,8 +14,8 @@
 //! until a packet carrying CWR arrives.
 
 use super::config::TcpConfig;
-use crate::wire::TcpSegment;
 use crate::engine::Time;
+use crate::wire::TcpSegment;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -24,11 +24,11 @@ use super::config::{TcpConfig, Variant};
 use super::newreno::NewReno;
 use super::reno::Reno;
 use super::rto::RtoEstimator;
-use crate::wire::TcpSegment;
 use super::tcp_ap::{TcpAp, TcpApStats};
 use super::vegas::Vegas;
 use super::window_stats::WindowStats;
 use crate::engine::Time;
+use crate::wire::TcpSegment;
 use std::collections::VecDeque;
 
 /// The last congestion response (ns-2 `last_cwnd_action_`). It decides

@@ -762,9 +762,9 @@ mod tests {
 
     // --- the sender's transmit path with pacing -----------------------------
 
-    use crate::wire::TcpSegment;
     use super::super::sender::testutil::{ack, drain, seqs};
     use super::super::{TcpConfig, TcpSender};
+    use crate::wire::TcpSegment;
 
     fn paced_sender(ap: TcpApConfig) -> TcpSender {
         let c = TcpConfig { pacing: Some(ap), initial_ssthresh: 1000, ..TcpConfig::default() };

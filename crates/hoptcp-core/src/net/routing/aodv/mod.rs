@@ -41,8 +41,8 @@ pub use params::{AodvParams, LinkDetection};
 pub use table::{RouteEntry, RouteState, INFINITY};
 
 use crate::engine::{RngStream, Time};
-use crate::wire::NodeId;
 use crate::net::DropCause;
+use crate::wire::NodeId;
 use neighbors::NeighborTable;
 use rqueue::RequestBuffer;
 use seen::BroadcastIdCache;

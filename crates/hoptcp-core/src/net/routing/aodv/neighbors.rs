@@ -9,7 +9,7 @@
 
 use super::{Aodv, AodvEnv, AodvMsg, AodvParams, Rrep};
 use crate::engine::Time;
-use crate::wire::{BROADCAST, NodeId};
+use crate::wire::{NodeId, BROADCAST};
 
 /// Known neighbours with the time each is lost unless heard again, newest
 /// first (ns-2 inserts at the head of its list and walks from the head).

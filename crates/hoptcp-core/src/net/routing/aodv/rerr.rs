@@ -4,7 +4,7 @@
 //! (ns-2 recvError).
 
 use super::{Aodv, AodvEnv, AodvMsg, AodvParams, Rerr, INFINITY};
-use crate::wire::{BROADCAST, NodeId};
+use crate::wire::{NodeId, BROADCAST};
 
 impl Aodv {
     /// Broadcast `e`, after a random jitter if `jitter`.

@@ -7,8 +7,8 @@
 
 use super::{AodvEnv, DataRef};
 use crate::engine::Time;
-use crate::wire::NodeId;
 use crate::net::DropCause;
+use crate::wire::NodeId;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]

@@ -5,8 +5,8 @@
 
 use super::{Aodv, AodvEnv, AodvMsg, AodvParams, Rrep, INFINITY};
 use crate::engine::Time;
-use crate::wire::NodeId;
 use crate::net::DropCause;
+use crate::wire::NodeId;
 
 impl Aodv {
     /// Reply to `ip_dst` (the RREQ's originator) through our route to it.

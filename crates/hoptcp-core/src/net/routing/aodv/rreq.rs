@@ -5,8 +5,8 @@
 
 use super::{Aodv, AodvEnv, AodvMsg, AodvParams, FlowEvent, RouteState, Rreq, INFINITY};
 use crate::engine::NS_PER_S;
-use crate::wire::{BROADCAST, NodeId};
 use crate::net::DropCause;
+use crate::wire::{NodeId, BROADCAST};
 
 impl Aodv {
     /// Send a RREQ for `dst` unless a route is valid, the previous request

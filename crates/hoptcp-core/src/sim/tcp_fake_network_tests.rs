@@ -1,11 +1,14 @@
 //! Sender and receiver together through a fake network: a FIFO bottleneck
-//! with fixed propagation delays, deterministic losses and ECN marking.
+//! with fixed propagation delays, deterministic losses and ECN marking. It
+//! lives in `sim/` because it drives TCP with the MAC's Link RED and an app
+//! (CBR) source: a test spanning layers sits above them all.
 
-use super::sender::testutil::MS;
-use super::*;
-use crate::engine::{RngStream, StreamPurpose, Time, NS_PER_S};
+use crate::engine::{RngStream, StreamPurpose, Time, NS_PER_MS, NS_PER_S};
 use crate::mac::{LinkRed, LinkRedParams};
+use crate::transport::tcp::*;
 use crate::wire::{ecn, Ecn, MarkAction, SignalOutcome, TcpSegment};
+
+const MS: Time = NS_PER_MS;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
