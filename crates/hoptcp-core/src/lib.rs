@@ -2,31 +2,54 @@
 //! multihop IEEE 802.11 networks, faithful by default to ns-2.35's wireless
 //! model (the simulator the reproduced papers used).
 //!
-//! Layers, one folder each: [`engine`] (time, events, random streams),
-//! [`phy`] (propagation, channel, reception), [`mac`] (802.11 DCF),
-//! [`net`] (IP, queues, routing, the TCP-GAP gateway), [`transport`] (UDP,
-//! TCP, TCP-AP), [`app`] (traffic sources), [`wired`] (point-to-point
-//! links), [`topology`], [`scenario`] (the scenario file),
-//! [`stats`] (counters, results, pcap), [`models`] (analytic models), and
-//! [`sim`], which wires them together and owns the event loop.
+//! Layers, one folder each, lowest first; each imports only folders below
+//! it (`tests/layers.rs` fails otherwise): `engine` (time, events, random
+//! streams, the arena), `wire` (what travels: node ids, 802.11 frames, IP
+//! packets, TCP segments, ECN, AODV messages), `phy` (propagation,
+//! channel, reception), `mac` (802.11 DCF and link policies) beside `wired`
+//! (point-to-point links), `net` (interface queue, drop causes, LDM,
+//! routing), `transport` (UDP, TCP, TCP-AP), then `app` (traffic
+//! sources), [`models`] (analytic models) and `topology` (node placement),
+//! `stats` (series, run trace, pcap, batch means), `gateway` (TCP-GAP),
+//! [`scenario`] (the scenario file), and `sim`, the sole dispatcher, which
+//! wires them together and owns the event loop.
+//!
+//! The crate's edge is this file: run a scenario ([`run_scenario`]), its
+//! report ([`RunReport`]), errors, the scenario's load and keys, the
+//! analytic models, and the name tables reports use.
 
-pub mod app;
-pub mod engine;
-pub mod gateway;
-pub mod mac;
+mod app;
+mod engine;
+mod gateway;
+mod mac;
 pub mod models;
-pub mod net;
-pub mod phy;
+mod net;
+mod phy;
 pub mod scenario;
-pub mod sim;
-pub mod stats;
-pub mod topology;
-pub mod transport;
-pub mod wire;
-pub mod wired;
+mod sim;
+mod stats;
+mod topology;
+mod transport;
+mod wire;
+mod wired;
 
+pub use mac::LinkReport;
 pub use scenario::ScenarioError;
-pub use sim::{RunReport, Simulation};
+pub use sim::report::{NodeReport, RunReport, VERSION};
+pub use stats::series::SeriesTable;
+
+use sim::Simulation;
+
+/// Low Delay Marking's analytic side: the marking probabilities and the
+/// target window (the LDM paper's equations; `net/ldm.rs`).
+pub mod ldm {
+    pub use crate::net::ldm::{node_probability, path_probability, target_window, LdmParams};
+}
+
+/// Drop causes as reports name them, in report order.
+pub const DROP_CAUSES: &[&str] = <net::DropCause as strum::VariantNames>::VARIANTS;
+/// Packet kinds as reports name them, in report order.
+pub const PACKET_KINDS: &[&str] = <wire::PacketKind as strum::VariantNames>::VARIANTS;
 
 /// Why a run could not complete.
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use hoptcp_core::net::ldm::{node_probability, path_probability, target_window, LdmParams};
+use hoptcp_core::ldm::{node_probability, path_probability, target_window, LdmParams};
 use hoptcp_core::scenario;
 use hoptcp_core::RunReport;
 

@@ -18,7 +18,7 @@ fn by_kind(r: &RunReport, kind: &str, cause: &str) -> u64 {
     r.drops["by_kind"][kind][cause].as_u64().unwrap()
 }
 
-fn sum_link(r: &RunReport, f: impl Fn(&hoptcp_core::mac::LinkReport) -> u64) -> u64 {
+fn sum_link(r: &RunReport, f: impl Fn(&hoptcp_core::LinkReport) -> u64) -> u64 {
     r.nodes.iter().map(|n| f(n.link.as_ref().expect("link counters when Link RED is on"))).sum()
 }
 

@@ -134,7 +134,7 @@ fn records_match_the_frames_sent_and_received_and_decode() {
     for (i, f) in ifaces.iter().enumerate() {
         assert_eq!((f.link_type, f.name.as_str(), f.ts_resol), (127, format!("node {i}").as_str(), Some(9)));
     }
-    let sent = |f: fn(&hoptcp_core::sim::report::NodeReport) -> u64| node_sum(&r, f);
+    let sent = |f: fn(&hoptcp_core::NodeReport) -> u64| node_sum(&r, f);
     let (rts, cts, data, ack) =
         (sent(|n| n.mac.rts_sent), sent(|n| n.mac.cts_sent), sent(|n| n.mac.data_sent), sent(|n| n.mac.ack_sent));
     println!("{} records; RTS {rts} CTS {cts} DATA {data} ACK {ack}", recs.len());

@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use hoptcp_core::stats::series::SeriesTable;
 use hoptcp_core::RunReport;
+use hoptcp_core::SeriesTable;
 
 const ALL: &str = r#"["cwnd","ssthresh","rtt","rto","goodput","queue","mac","air"]"#;
 
@@ -201,4 +201,47 @@ fn the_air_window_keeps_only_its_events() {
     let ov: Vec<(String, String)> = vec![("stats.air_window_s".into(), "[5, 2]".into())];
     let e = hoptcp_core::run_scenario(&toml, &ov, &Default::default()).unwrap_err().to_string();
     assert!(e.contains("stats.air_window_s") && e.contains("to > from"), "{e}");
+}
+
+/// The first object anywhere in `v` that has the key `key`.
+fn find_with<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Value> {
+    match v {
+        serde_json::Value::Object(m) if m.contains_key(key) => Some(v),
+        serde_json::Value::Object(m) => m.values().find_map(|x| find_with(x, key)),
+        serde_json::Value::Array(a) => a.iter().find_map(|x| find_with(x, key)),
+        _ => None,
+    }
+}
+
+#[test]
+fn name_tables_keep_their_strings_and_order() {
+    // The tables are derived from the enums; readers (Python, pcap, the
+    // viewer) index them by number, so neither a name nor a place may move.
+    let r = single_hop_tcp(Some(r#"["air"]"#), 1.0, 8);
+    let v = serde_json::to_value(&r).unwrap();
+    let air = find_with(&v, "frame_kinds").expect("the air trace");
+    let names = |k: &str| -> Vec<String> {
+        air[k].as_array().unwrap_or_else(|| panic!("{k}")).iter().map(|s| s.as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(names("frame_kinds"), ["rts", "cts", "data", "ack"]);
+    assert_eq!(names("fates"), ["received", "collided", "captured", "below_threshold", "half_duplex"]);
+    assert_eq!(names("events"), ["agent_send", "agent_recv", "forward"]);
+    assert_eq!(names("packet_kinds"), ["udp", "tcp_data", "tcp_ack", "aodv"]);
+    let causes = [
+        "queue_overflow",
+        "mac_rts_retry",
+        "mac_data_retry",
+        "no_route",
+        "ttl",
+        "link_red",
+        "link_failure_flush",
+        "route_buffer_overflow",
+        "route_buffer_timeout",
+        "route_discovery_failed",
+        "route_loop",
+        "ldm",
+    ];
+    assert_eq!(names("drop_causes"), causes);
+    assert_eq!(hoptcp_core::DROP_CAUSES, causes);
+    assert_eq!(hoptcp_core::PACKET_KINDS, ["udp", "tcp_data", "tcp_ack", "aodv"]);
 }

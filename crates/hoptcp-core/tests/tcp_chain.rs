@@ -27,9 +27,9 @@ fn chain7(max_window: u32, queue_limit: u32, duration_s: f64, seed: u64) -> RunR
 /// sum to `total`, and the per-node drops sum to the same totals.
 fn check_drop_accounting(r: &RunReport) {
     let by_kind = r.drops["by_kind"].as_object().expect("drops.by_kind");
-    assert_eq!(by_kind.len(), hoptcp_core::wire::PACKET_KINDS.len(), "kinds: {by_kind:?}");
+    assert_eq!(by_kind.len(), hoptcp_core::PACKET_KINDS.len(), "kinds: {by_kind:?}");
     let mut total = 0;
-    for (_, cause) in hoptcp_core::net::DROP_CAUSES {
+    for &cause in hoptcp_core::DROP_CAUSES {
         let kinds: u64 = by_kind.values().map(|k| k[cause].as_u64().unwrap()).sum();
         let nodes: u64 = r.nodes.iter().map(|n| n.drops[cause]).sum();
         assert_eq!(kinds, drops(r, cause), "{cause}: by kind {kinds} vs total {}", drops(r, cause));

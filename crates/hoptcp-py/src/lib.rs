@@ -24,7 +24,7 @@ fn scenario_err(e: hoptcp_core::ScenarioError) -> PyErr {
 /// hoptcp-core version.
 #[pyfunction]
 fn version() -> &'static str {
-    hoptcp_core::sim::report::VERSION
+    hoptcp_core::VERSION
 }
 
 /// Canonical JSON of the fully resolved scenario (defaults filled,

@@ -38,10 +38,6 @@ impl Cbr {
         };
         (s, self.payload)
     }
-
-    pub fn interval(&self) -> Time {
-        self.interval
-    }
 }
 
 #[cfg(test)]

@@ -102,6 +102,7 @@ impl Http {
         packets
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Whether a page is being transferred.
     pub fn transferring(&self) -> bool {
         matches!(self.state, State::Transfer { .. })

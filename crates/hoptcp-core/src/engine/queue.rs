@@ -164,10 +164,12 @@ impl<E: Copy> EventQueue<E> {
         self.popped
     }
 
+    #[cfg(test)] // only the unit tests read it
     pub fn len(&self) -> usize {
         self.heap.len() + self.timers.len()
     }
 
+    #[cfg(test)] // only the unit tests read it
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

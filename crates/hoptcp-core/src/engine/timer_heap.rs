@@ -36,6 +36,7 @@ impl<E: Copy> TimerHeap<E> {
         TimerHeap { heap: Vec::new(), pos: Vec::new() }
     }
 
+    #[cfg(test)] // only the unit tests read it
     pub fn len(&self) -> usize {
         self.heap.len()
     }

@@ -166,6 +166,7 @@ pub struct GapConfig {
 }
 
 impl GapConfig {
+    #[cfg(test)] // only the unit tests read it
     /// The paper's gateway: TCP-AP's paper formula, Goodput Control with
     /// S = 1.1 every 5 s, a buffer of 200 flows × 64 packets (§4.3's
     /// example, 37 MB of 1460-byte segments), flows forgotten after 120 s.
@@ -697,16 +698,19 @@ impl Gateway {
         }
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// The flow table's size.
     pub fn active_flows(&self) -> usize {
         self.table.len()
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Buffer reserved by paced flows (packets).
     pub fn reserved(&self) -> u32 {
         self.reserved
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// A flow's current pacing interval, if it is in the table.
     pub fn flow_interval(&self, key: FlowKey) -> Option<Time> {
         self.table.get(&key).map(|&i| Self::interval(&self.cfg, self.flows[i].as_ref().unwrap()))

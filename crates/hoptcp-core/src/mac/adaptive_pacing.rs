@@ -45,8 +45,6 @@ pub enum PacingTrigger {
 }
 
 impl PacingTrigger {
-    pub const ALL: &'static str = "below_min_th, at_or_above_min_th, always";
-
     /// Is pacing on at retry average `avg` with threshold `min_th`?
     #[inline]
     pub fn is_on(self, avg: f64, min_th: f64) -> bool {
@@ -166,6 +164,7 @@ impl AdaptivePacing {
         }
     }
 
+    #[cfg(test)] // only the unit tests read it
     pub fn is_on(&self) -> bool {
         self.on
     }

@@ -98,6 +98,7 @@ impl Backoff {
         *self = Backoff::default();
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Remaining backoff (for traces and tests).
     pub fn remaining(&self) -> Time {
         self.rtime

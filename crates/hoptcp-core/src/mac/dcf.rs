@@ -110,8 +110,9 @@ pub enum TxResult {
 }
 
 /// The MAC's timers. Each has a generation counter: restarting or stopping a
-/// timer makes earlier scheduled expiries stale.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// timer makes earlier scheduled expiries stale. The simulator keys events
+/// by the timer's number (`as u8`, back with `from_repr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::FromRepr, strum::EnumCount)]
 #[repr(u8)]
 pub enum MacTimer {
     Backoff = 0,
@@ -126,20 +127,7 @@ pub enum MacTimer {
     /// does not contend while it is armed.
     Pace = 5,
 }
-pub const N_TIMERS: usize = 6;
-
-impl MacTimer {
-    pub fn from_u8(v: u8) -> MacTimer {
-        match v {
-            0 => MacTimer::Backoff,
-            1 => MacTimer::Defer,
-            2 => MacTimer::Send,
-            3 => MacTimer::Nav,
-            4 => MacTimer::Recv,
-            _ => MacTimer::Pace,
-        }
-    }
-}
+pub const N_TIMERS: usize = <MacTimer as strum::EnumCount>::COUNT;
 
 /// The world as the MAC sees it.
 pub trait MacEnv {
@@ -291,24 +279,31 @@ impl Dcf {
 
     // ----- observers -------------------------------------------------------
 
+    #[cfg(test)] // only the unit tests read it
     pub fn tx_state(&self) -> TxState {
         self.tx_state
     }
+    #[cfg(test)] // only the unit tests read it
     pub fn nav(&self) -> Time {
         self.nav
     }
+    #[cfg(test)] // only the unit tests read it
     pub fn cw(&self) -> u32 {
         self.cw
     }
+    #[cfg(test)] // only the unit tests read it
     pub fn has_packet(&self) -> bool {
         self.pkt_tx.is_some()
     }
+    #[cfg(test)] // only the unit tests read it
     pub fn backoff_busy(&self) -> bool {
         self.backoff.is_busy()
     }
+    #[cfg(test)] // only the unit tests read it
     pub fn backoff_paused(&self) -> bool {
         self.backoff.is_paused()
     }
+    #[cfg(test)] // only the unit tests read it
     /// Is timer `t` armed (its latest expiry not yet run or stopped)?
     pub fn timer_is_armed(&self, t: MacTimer) -> bool {
         self.timer_armed(t)
@@ -317,8 +312,9 @@ impl Dcf {
         now < self.tx_end
     }
 
-    /// What the MAC is doing, as the `mac` series' state
-    /// (`stats::series::MAC_STATES`): in an exchange (tx), receiving (rx),
+    /// What the MAC is doing, as the `mac` series' state (0 idle, 1 backoff,
+    /// 2 defer, 3 tx, 4 rx; Python's `hoptcp.results.MAC_STATES` names
+    /// them): in an exchange (tx), receiving (rx),
     /// counting down a backoff, deferring (backoff frozen, a SIFS/DIFS wait
     /// or adaptive pacing's wait), or idle.
     pub fn activity(&self) -> u8 {

@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use super::dcf::{Dcf, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState};
+use super::dcf::{Dcf, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState, N_TIMERS};
 use super::timing::{Standard, Timing};
 use crate::engine::{RngStream, StreamPurpose, Time, NS_PER_US};
 use crate::wire::{Frame, FrameFormat, FrameKind, NodeId, BROADCAST, NO_PACKET};
@@ -609,4 +609,14 @@ fn duration_fields_at_11_mbps_round_like_ns2_or_up_like_the_standard() {
         let nav = if format == FrameFormat::Ns2 { 945 * US } else { 946 * US } + EIFS;
         assert_eq!(dcf.nav(), w.now + nav, "{format:?}");
     }
+}
+
+#[test]
+fn timer_numbers_map_back_to_their_timers() {
+    // The simulator stores a timer as its number in events.
+    for n in 0..N_TIMERS as u8 {
+        assert_eq!(MacTimer::from_repr(n).map(|t| t as u8), Some(n));
+    }
+    assert_eq!(MacTimer::from_repr(N_TIMERS as u8), None);
+    assert_eq!(MacTimer::from_repr(5), Some(MacTimer::Pace));
 }

@@ -16,7 +16,7 @@ pub mod timing;
 pub use crate::wire::FrameFormat;
 pub use adaptive_pacing::{AdaptivePacing, PacingExtra, PacingTrigger, PacingWait};
 pub use backoff::SlotCount;
-pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, TxState, N_TIMERS};
+pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, N_TIMERS};
 pub use link_red::{LinkRed, LinkRedParams, RetryAverage};
 pub use policy::{FuLink, LinkPolicy, LinkReport};
 pub use timing::{Standard, Timing};

@@ -195,6 +195,7 @@ pub fn attempt_probability(windows: &[u32], retry_limit: Option<u32>, p: f64) ->
     num / den
 }
 
+#[cfg(test)] // only the unit tests read it
 /// Bianchi's eq. (7): τ for W_i = 2^i·W, m doublings, infinite retries.
 /// Singular at p = 1/2 (removable); use [`attempt_probability`] in code.
 pub fn bianchi_tau_closed_form(w: f64, m: u32, p: f64) -> f64 {
@@ -202,6 +203,7 @@ pub fn bianchi_tau_closed_form(w: f64, m: u32, p: f64) -> f64 {
     2.0 * (1.0 - q) / ((1.0 - q) * (w + 1.0) + p * w * (1.0 - q.powi(m as i32)))
 }
 
+#[cfg(test)] // only the unit tests read it
 /// Wu et al. (2002) finite-retry τ for W_i = 2^min(i,m)·W with at most
 /// `retries` retransmissions (m' = attempts − 1). Singular at p = 1/2.
 pub fn wu_tau_closed_form(w: f64, m: u32, retries: u32, p: f64) -> f64 {

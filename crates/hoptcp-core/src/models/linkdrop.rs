@@ -29,6 +29,7 @@
 
 use super::ModelError;
 
+#[cfg(test)] // only the unit tests read it
 /// Stationary probabilities p_0..=p_r of the retry chain for hidden
 /// probability `hidden` (H_f) and retry limit `r`.
 pub fn state_probabilities(hidden: f64, r: u32) -> Vec<f64> {
@@ -67,6 +68,7 @@ pub struct LinkDropParams {
 }
 
 impl LinkDropParams {
+    #[cfg(test)] // only the unit tests read it
     /// B*, C*, r = 7, the printed load formulas.
     pub fn new(b_star: f64, c_star: f64) -> Self {
         LinkDropParams { b_star, c_star, retry_limit: 7, load: LoadModel::Printed }

@@ -15,7 +15,9 @@
 //! the CTS, two SIFS and two δ. Goodput = payload bits / cycle.
 
 use super::common::{propagation_delay_s, Access, BackoffDraw, FrameTimes};
-use crate::mac::{FrameFormat, Standard, Timing};
+#[cfg(test)]
+use crate::mac::Standard;
+use crate::mac::{FrameFormat, Timing};
 
 /// Inputs of the single-hop cycle.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,6 +38,7 @@ pub struct SingleHopParams {
 }
 
 impl SingleHopParams {
+    #[cfg(test)] // only the unit tests read it
     /// The papers' ns-2 setting: DSSS, 2 Mb/s data, 1 Mb/s basic rate, ns-2
     /// frame sizes, RTS/CTS, ns-2 backoff draw.
     pub fn ns2(payload_bytes: u32, ip_overhead_bytes: u32, distance_m: f64) -> Self {

@@ -83,10 +83,6 @@ impl IfQueue {
         self.q.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
-    }
-
     pub fn max_len(&self) -> u32 {
         self.max_len
     }

@@ -41,10 +41,6 @@ pub enum LdmEstimate {
     Oracle,
 }
 
-impl LdmEstimate {
-    pub const ALL: &'static str = "estimated, oracle";
-}
-
 /// The marker's constants.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LdmParams {

@@ -10,8 +10,10 @@ pub mod routing;
 pub use crate::wire::MarkAction;
 pub use ifq::IfQueue;
 
-/// Why a packet was lost.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a packet was lost. Reports name causes in this order, by the
+/// variant's name in snake case (`queue_overflow`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumIter, strum::EnumCount, strum::VariantNames)]
+#[strum(serialize_all = "snake_case")]
 #[repr(usize)]
 pub enum DropCause {
     /// Interface queue full (or, for a routing packet put at the head of a
@@ -43,19 +45,9 @@ pub enum DropCause {
     Ldm = 11,
 }
 
-pub const N_DROP_CAUSES: usize = 12;
+pub const N_DROP_CAUSES: usize = <DropCause as strum::EnumCount>::COUNT;
 
-pub const DROP_CAUSES: [(DropCause, &str); N_DROP_CAUSES] = [
-    (DropCause::QueueOverflow, "queue_overflow"),
-    (DropCause::MacRtsRetry, "mac_rts_retry"),
-    (DropCause::MacDataRetry, "mac_data_retry"),
-    (DropCause::NoRoute, "no_route"),
-    (DropCause::Ttl, "ttl"),
-    (DropCause::LinkRed, "link_red"),
-    (DropCause::LinkFailureFlush, "link_failure_flush"),
-    (DropCause::RouteBufferOverflow, "route_buffer_overflow"),
-    (DropCause::RouteBufferTimeout, "route_buffer_timeout"),
-    (DropCause::RouteDiscoveryFailed, "route_discovery_failed"),
-    (DropCause::RouteLoop, "route_loop"),
-    (DropCause::Ldm, "ldm"),
-];
+/// Every drop cause with its name, in report order.
+pub fn drop_causes() -> impl Iterator<Item = (DropCause, &'static str)> {
+    <DropCause as strum::IntoEnumIterator>::iter().zip(<DropCause as strum::VariantNames>::VARIANTS.iter().copied())
+}

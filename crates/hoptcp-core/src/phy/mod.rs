@@ -6,6 +6,5 @@ pub mod channel;
 pub mod propagation;
 pub mod radio;
 
-pub use channel::{ArrivalGroup, Channel, Neighbor, Position};
+pub use channel::{Channel, Position};
 pub use propagation::TwoRayGround;
-pub use radio::{Arrival, Radio, RxStartOutcome, RxState};

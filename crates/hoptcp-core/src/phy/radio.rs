@@ -98,6 +98,7 @@ impl Radio {
         self.current = None;
     }
 
+    #[cfg(test)] // only the unit tests read it
     pub fn is_idle(&self) -> bool {
         self.state == RxState::Idle
     }

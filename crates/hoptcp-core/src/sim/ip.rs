@@ -108,7 +108,6 @@ impl Simulation {
             hop: 0,
             wired_hops: 0,
             next_hop,
-            created: now,
             body,
         };
         self.next_uid += 1;

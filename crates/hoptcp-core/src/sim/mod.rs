@@ -452,13 +452,8 @@ impl Simulation {
         sim
     }
 
-    /// Write a pcapng trace: per node, the frames it sent and received.
-    pub fn trace_to(&mut self, path: &std::path::Path) -> std::io::Result<()> {
-        self.trace_node_to(path, None)
-    }
-
-    /// As `trace_to`, with `node`: that node's frames alone, in a file
-    /// with one interface.
+    /// Write a pcapng trace: per node, the frames it sent and received;
+    /// with `node`, that node's frames alone, in a file with one interface.
     pub fn trace_node_to(&mut self, path: &std::path::Path, node: Option<u32>) -> std::io::Result<()> {
         let flows = self
             .flows
@@ -486,12 +481,7 @@ impl Simulation {
         self.nodes.len()
     }
 
-    /// Run to the end and report; fails only if writing the trace failed.
-    pub fn run(self) -> std::io::Result<RunReport> {
-        self.run_observed(|_| true).map(|r| r.expect("never stopped"))
-    }
-
-    /// As `run`, calling `observe(fraction of simulated time done)` every
+    /// Run to the end and report, calling `observe(fraction of simulated time done)` every
     /// 2^16 events; if it returns false the run stops and `Ok(None)` is
     /// returned (used for progress bars and Ctrl-C).
     pub fn run_observed(mut self, mut observe: impl FnMut(f64) -> bool) -> std::io::Result<Option<RunReport>> {
@@ -525,7 +515,9 @@ impl Simulation {
         match ev {
             Ev::Air { tx, step } => self.air_step(now, tx, step),
             Ev::Mac { node, timer, gen } => {
-                self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::from_u8(timer), gen, p, ctx));
+                self.with_node(now, node, |mac, p, ctx| {
+                    mac.on_timer(MacTimer::from_repr(timer).expect("a MAC timer number"), gen, p, ctx)
+                });
             }
             Ev::LlDown { node, pkt } => self.enqueue(now, node, pkt),
             Ev::LlUp { node, pkt } => self.net_receive(now, node, pkt, false),

@@ -15,7 +15,7 @@ use crate::phy::Channel;
 use crate::stats::pcap::PcapTrace;
 use crate::stats::run_trace::{DropRecord, PacketRow, RunTrace};
 use crate::wire::Frame;
-use crate::wire::{Packet, PacketKind, PACKET_KINDS};
+use crate::wire::{Packet, PacketKind, N_PACKET_KINDS};
 use std::collections::BTreeMap;
 
 /// How much work a node's MAC did: packets taken from the queue, and the
@@ -51,10 +51,10 @@ impl NodeLoad {
 pub(crate) struct Drops {
     /// Nodes with at least one drop (ordered: reports are deterministic).
     pub by_node: BTreeMap<u32, [u64; N_DROP_CAUSES]>,
-    pub by_kind: [[u64; N_DROP_CAUSES]; PACKET_KINDS.len()],
+    pub by_kind: [[u64; N_DROP_CAUSES]; N_PACKET_KINDS],
     /// (transmitter, next hop) → retry-limit drops by packet kind
     /// (ElRakabawy et al.'s Table 2); ordered, so reports are deterministic.
-    pub by_link: BTreeMap<(u32, u32), [u64; PACKET_KINDS.len()]>,
+    pub by_link: BTreeMap<(u32, u32), [u64; N_PACKET_KINDS]>,
     /// With the air trace on: every drop (time, node, cause, the packet
     /// unless it was a routing message the caller no longer had).
     pub log: Option<Vec<DropRecord>>,
@@ -64,7 +64,7 @@ impl Drops {
     pub fn new() -> Self {
         Drops {
             by_node: BTreeMap::new(),
-            by_kind: [[0; N_DROP_CAUSES]; PACKET_KINDS.len()],
+            by_kind: [[0; N_DROP_CAUSES]; N_PACKET_KINDS],
             by_link: BTreeMap::new(),
             log: None,
         }

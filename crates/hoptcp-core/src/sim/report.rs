@@ -10,12 +10,12 @@ use crate::mac::{LinkReport, MacCounters};
 use crate::net::ldm::LdmCounters;
 use crate::net::routing::aodv::AodvCounters;
 use crate::net::routing::{FlowRouteStats, Routing};
-use crate::net::{DROP_CAUSES, N_DROP_CAUSES};
+use crate::net::{drop_causes, N_DROP_CAUSES};
 use crate::scenario::schema::{AppKind, TransportKind};
 use crate::stats::batch_means::BatchMeansReport;
 use crate::stats::series::{SeriesKind, SeriesLog, SeriesTable};
 use crate::transport::TcpApStats;
-use crate::wire::{PacketKind, PACKET_KINDS};
+use crate::wire::{packet_kinds, PacketKind};
 use crate::wired::LinkStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -238,7 +238,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 backlog_frac: n.load.busy_until(end) as f64 / end.max(1) as f64,
                 queue_max: n.ifq.max_len(),
                 queue_avg: n.ifq.avg_len(end),
-                drops: DROP_CAUSES.iter().map(|(c, name)| (*name, d[*c as usize])).collect(),
+                drops: drop_causes().map(|(c, name)| (name, d[c as usize])).collect(),
                 routing: aodv.map(|r| r.nodes[i].counters.clone()),
                 link: n.mac.policy.report(end),
                 ldm: sim.ldm.as_ref().map(|l| l.counters(i)),
@@ -253,17 +253,13 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
             totals[c] += d[c];
         }
     }
-    for (c, name) in DROP_CAUSES {
+    for (c, name) in drop_causes() {
         drops.insert(name.to_string(), serde_json::json!(totals[c as usize]));
     }
     drops.insert("total".into(), serde_json::json!(totals.iter().sum::<u64>()));
-    let by_kind: BTreeMap<&str, BTreeMap<&str, u64>> = PACKET_KINDS
-        .iter()
+    let by_kind: BTreeMap<&str, BTreeMap<&str, u64>> = packet_kinds()
         .map(|(k, kname)| {
-            (
-                *kname,
-                DROP_CAUSES.iter().map(|(c, cname)| (*cname, sim.drops.by_kind[*k as usize][*c as usize])).collect(),
-            )
+            (kname, drop_causes().map(|(c, cname)| (cname, sim.drops.by_kind[k as usize][c as usize])).collect())
         })
         .collect();
     drops.insert("by_kind".into(), serde_json::to_value(by_kind).unwrap());

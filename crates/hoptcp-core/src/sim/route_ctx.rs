@@ -54,7 +54,6 @@ impl AodvEnv for RouteCtx<'_> {
             hop: 0,
             wired_hops: 0,
             next_hop,
-            created: self.now,
             body: Body::Aodv(msg),
         };
         *self.next_uid += 1;

@@ -14,6 +14,7 @@ use crate::wire::{Body, Packet, NO_FLOW};
 use crate::wire::{Frame, FrameKind, RxFate, BROADCAST};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use strum::VariantNames;
 
 /// The kinds this module records, in report order.
 const KINDS: [SeriesKind; 7] = [
@@ -73,7 +74,7 @@ impl Default for NodeLast {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PacketRow {
     pub uid: u64,
-    /// Index into `crate::wire::PACKET_KINDS`.
+    /// Index into `crate::wire::packet_kinds()`.
     pub kind: u8,
     pub flow: u32,
     pub src: u32,
@@ -110,7 +111,7 @@ impl PacketRow {
 }
 
 /// A drop as the simulator logs it: time, node, cause
-/// (`crate::net::DROP_CAUSES` index), the packet (None: a routing message
+/// (`crate::net::drop_causes()` index), the packet (None: a routing message
 /// its caller no longer had).
 pub type DropRecord = (Time, u32, u8, Option<PacketRow>);
 
@@ -152,7 +153,7 @@ pub struct FrameTable {
     pub start_ns: Vec<u64>,
     pub airtime_ns: Vec<u64>,
     pub tx: Vec<u32>,
-    /// Index into [`FRAME_KINDS`].
+    /// Index into `FrameKind::VARIANTS`.
     pub kind: Vec<u8>,
     /// MAC receiver, -1 for broadcast.
     pub ra: Vec<i64>,
@@ -174,7 +175,7 @@ pub struct FateTable {
     /// Row in `frames`.
     pub frame: Vec<u32>,
     pub node: Vec<u32>,
-    /// Index into [`RX_FATES`].
+    /// Index into `RxFate::VARIANTS`.
     pub fate: Vec<u8>,
     /// When it was decided (ns).
     pub t_ns: Vec<u64>,
@@ -185,12 +186,12 @@ pub struct FateTable {
 pub struct EventTable {
     pub t_ns: Vec<u64>,
     pub node: Vec<u32>,
-    /// Index into [`PACKET_EVENTS`].
+    /// Index into `PacketEvent::VARIANTS`.
     pub event: Vec<u8>,
     pub packet: Vec<i64>,
 }
 
-/// Drops with their cause (`crate::net::DROP_CAUSES` index).
+/// Drops with their cause (`crate::net::drop_causes()` index).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct DropTable {
     pub t_ns: Vec<u64>,
@@ -199,12 +200,9 @@ pub struct DropTable {
     pub packet: Vec<i64>,
 }
 
-pub const FRAME_KINDS: [&str; 4] = ["rts", "cts", "data", "ack"];
-pub const RX_FATES: [&str; 5] = ["received", "collided", "captured", "below_threshold", "half_duplex"];
-/// Agent sent, agent received, routing forwarded.
-pub const PACKET_EVENTS: [&str; 3] = ["agent_send", "agent_recv", "forward"];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Agent sent, agent received, routing forwarded (named in snake case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantNames)]
+#[strum(serialize_all = "snake_case")]
 #[repr(u8)]
 pub enum PacketEvent {
     AgentSend = 0,
@@ -257,11 +255,11 @@ impl RunTrace {
             nodes: vec![NodeLast::default(); nodes],
             last_frame: vec![u32::MAX; nodes],
             air: air.then(|| AirTrace {
-                frame_kinds: &FRAME_KINDS,
-                fates: &RX_FATES,
-                events: &PACKET_EVENTS,
-                packet_kinds: crate::wire::PACKET_KINDS.iter().map(|k| k.1).collect(),
-                drop_causes: crate::net::DROP_CAUSES.iter().map(|k| k.1).collect(),
+                frame_kinds: FrameKind::VARIANTS,
+                fates: RxFate::VARIANTS,
+                events: PacketEvent::VARIANTS,
+                packet_kinds: crate::wire::packet_kinds().map(|k| k.1).collect(),
+                drop_causes: crate::net::drop_causes().map(|k| k.1).collect(),
                 ..Default::default()
             }),
             window: window.unwrap_or((0, Time::MAX)),
@@ -339,8 +337,8 @@ impl RunTrace {
         }
     }
 
-    /// Node `node`'s interface queue, MAC activity ([`super::series::MAC_STATES`]
-    /// index), retransmissions and drops so far.
+    /// Node `node`'s interface queue, MAC activity (`Dcf::activity`'s
+    /// number), retransmissions and drops so far.
     pub fn node(&mut self, now: Time, node: u32, queue: usize, state: u8, retries: u64, drops: u64) {
         let last = self.nodes[node as usize];
         if queue != last.queue {

@@ -74,12 +74,10 @@ impl SeriesKind {
     }
 }
 
-/// Metrics of the `mac` kind: the MAC's activity ([`MAC_STATES`] index),
+/// Metrics of the `mac` kind: the MAC's activity (`Dcf::activity`'s number),
 /// its retransmissions so far, and its drops so far by cause
-/// (`crate::net::DROP_CAUSES` order).
+/// (`crate::net::drop_causes()` order).
 pub const MAC_METRICS: [&str; 3] = ["state", "retries", "drops"];
-/// Values of the `mac` kind's `state` metric.
-pub const MAC_STATES: [&str; 5] = ["idle", "backoff", "defer", "tx", "rx"];
 
 /// What a pacing estimator's series holds (gateway and TCP-AP sender).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

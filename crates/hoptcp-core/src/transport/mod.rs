@@ -5,4 +5,4 @@
 pub mod tcp;
 pub mod udp;
 
-pub use tcp::{TcpApConfig, TcpApStats, TcpConfig, TcpReceiver, TcpReceiverStats, TcpSender, TcpSenderStats, Variant};
+pub use tcp::{TcpApStats, TcpConfig, TcpReceiver, TcpSender, Variant};

@@ -32,8 +32,6 @@ pub enum MarkAction {
 }
 
 impl MarkAction {
-    pub const ALL: &'static str = "mark, mark_ect_only, drop";
-
     /// Does this action ever set CE?
     pub fn marks(self) -> bool {
         self != MarkAction::Drop

@@ -7,7 +7,9 @@ use crate::engine::Time;
 /// "No packet" in a frame's `packet` field.
 pub const NO_PACKET: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Traces name kinds by the variant's name in snake case, in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantNames)]
+#[strum(serialize_all = "snake_case")]
 pub enum FrameKind {
     Rts,
     Cts,
@@ -36,8 +38,10 @@ pub struct Frame {
     pub packet: u32,
 }
 
-/// What became of a frame at a node that sensed it (for traces).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What became of a frame at a node that sensed it (for traces, which name
+/// fates by the variant's name in snake case, in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantNames)]
+#[strum(serialize_all = "snake_case")]
 #[repr(u8)]
 pub enum RxFate {
     /// Decoded intact.

@@ -11,9 +11,9 @@ pub mod node;
 pub mod packet;
 pub mod tcp_segment;
 
-pub use aodv::{AodvMsg, Rerr, Rrep, Rreq, RERR_CAPACITY};
+pub use aodv::AodvMsg;
 pub use ecn::{Ecn, MarkAction, SignalOutcome};
 pub use frame::{Frame, FrameFormat, FrameKind, RxFate, NO_PACKET};
 pub use node::{NodeId, BROADCAST};
-pub use packet::{Body, Packet, PacketKind, NO_FLOW, PACKET_KINDS};
+pub use packet::{packet_kinds, Body, Packet, PacketKind, NO_FLOW, N_PACKET_KINDS};
 pub use tcp_segment::TcpSegment;

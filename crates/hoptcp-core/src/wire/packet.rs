@@ -6,14 +6,15 @@ use super::aodv::AodvMsg;
 use super::ecn::Ecn;
 use super::node::NodeId;
 use super::tcp_segment::TcpSegment;
-use crate::engine::Time;
 
 /// `flow` of packets that belong to no flow (routing control messages).
 pub const NO_FLOW: u32 = u32::MAX;
 
 /// What a packet carries; used for per-kind statistics (drops hitting TCP
-/// data vs TCP ACKs vs routing messages).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// data vs TCP ACKs vs routing messages). Reports name kinds in this order,
+/// by the variant's name in snake case (`udp`, `tcp_data`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumIter, strum::EnumCount, strum::VariantNames)]
+#[strum(serialize_all = "snake_case")]
 pub enum PacketKind {
     Udp,
     TcpData,
@@ -21,12 +22,12 @@ pub enum PacketKind {
     Aodv,
 }
 
-pub const PACKET_KINDS: [(PacketKind, &str); 4] = [
-    (PacketKind::Udp, "udp"),
-    (PacketKind::TcpData, "tcp_data"),
-    (PacketKind::TcpAck, "tcp_ack"),
-    (PacketKind::Aodv, "aodv"),
-];
+pub const N_PACKET_KINDS: usize = <PacketKind as strum::EnumCount>::COUNT;
+
+/// Every packet kind with its name, in report order.
+pub fn packet_kinds() -> impl Iterator<Item = (PacketKind, &'static str)> {
+    <PacketKind as strum::IntoEnumIterator>::iter().zip(<PacketKind as strum::VariantNames>::VARIANTS.iter().copied())
+}
 
 #[derive(Clone, Copy, Debug)]
 pub enum Body {
@@ -59,7 +60,6 @@ pub struct Packet {
     pub wired_hops: u8,
     /// Next hop chosen by routing (MAC receiver address).
     pub next_hop: NodeId,
-    pub created: Time,
     pub body: Body,
 }
 

@@ -6,5 +6,5 @@
 pub mod link;
 pub mod net;
 
-pub use link::{DuplexLink, LinkEnv, LinkParams, LinkStats, SimplexLink};
+pub use link::{LinkEnv, LinkParams, LinkStats};
 pub use net::WiredNet;

@@ -29,7 +29,7 @@ pub fn cbr(src: u32, dst: u32, rate_bps: f64, packet_bytes: u32) -> String {
 }
 
 /// Sum of a per-node MAC counter.
-pub fn node_sum(r: &RunReport, f: impl Fn(&hoptcp_core::sim::report::NodeReport) -> u64) -> u64 {
+pub fn node_sum(r: &RunReport, f: impl Fn(&hoptcp_core::NodeReport) -> u64) -> u64 {
     r.nodes.iter().map(f).sum()
 }
 

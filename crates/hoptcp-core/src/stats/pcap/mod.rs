@@ -55,11 +55,6 @@ impl PcapTrace {
         Ok(PcapTrace { writer, encoder: FrameEncoder::new(flows), frames: 0, only: Some(node) })
     }
 
-    /// Records written (a frame sent and received counts once per node).
-    pub fn frames(&self) -> u64 {
-        self.frames
-    }
-
     /// Record `frame`, sent or received at `t` by `node` at `rate_bps`;
     /// `packet` is the carried packet for DATA frames.
     pub fn record(

@@ -24,6 +24,6 @@ pub mod vegas;
 pub mod window_stats;
 
 pub use config::{TcpConfig, Variant};
-pub use receiver::{TcpReceiver, TcpReceiverStats};
-pub use sender::{TcpSender, TcpSenderStats};
-pub use tcp_ap::{Pacer, RateEstimator, TcpAp, TcpApConfig, TcpApStats};
+pub use receiver::TcpReceiver;
+pub use sender::TcpSender;
+pub use tcp_ap::TcpApStats;

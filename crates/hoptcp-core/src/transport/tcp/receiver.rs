@@ -182,6 +182,7 @@ impl TcpReceiver {
         self.deadline
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Next packet number expected in order.
     pub fn next_expected(&self) -> u64 {
         self.next

@@ -86,6 +86,7 @@ impl RtoEstimator {
         self.backoff = 1;
     }
 
+    #[cfg(test)] // only the unit tests read it
     pub fn backoff(&self) -> u64 {
         self.backoff
     }
@@ -151,16 +152,19 @@ impl RtoEstimator {
         self.rtxcur = rto_ticks as Time * self.tick;
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// srtt + 4 rttvar before clamping and backoff.
     pub fn rto_unclamped(&self) -> Time {
         self.rtxcur
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Smoothed RTT in ticks (fractional), 0 before the first sample.
     pub fn srtt_ticks(&self) -> f64 {
         self.srtt8 as f64 / 8.0
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// RTT variation in ticks (fractional).
     pub fn rttvar_ticks(&self) -> f64 {
         self.rttvar4 as f64 / 4.0

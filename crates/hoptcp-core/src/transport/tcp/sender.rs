@@ -476,6 +476,7 @@ impl TcpSender {
         self.core.data_total = self.core.data_total.min(self.core.t_seqno - 1);
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// An ACK arrived. Non-ACK segments are ignored. The path length is
     /// not known: TCP-AP takes no RTT sample (see [`Self::on_segment_via`]).
     pub fn on_segment(&mut self, now: Time, seg: &TcpSegment) {
@@ -615,21 +616,25 @@ impl TcpSender {
         (self.core.timeouts, self.core.retransmissions)
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Packets the window allows in flight: min(cwnd, max_window), floored.
     pub fn effective_window(&self) -> u32 {
         self.core.window()
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Highest cumulative ACK received (packet number), if any.
     pub fn highest_ack(&self) -> Option<u64> {
         u64::try_from(self.core.highest_ack).ok()
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Next packet number the window loop would send.
     pub fn next_seq(&self) -> u64 {
         self.core.t_seqno as u64
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Highest packet number sent so far, if any.
     pub fn max_sent(&self) -> Option<u64> {
         u64::try_from(self.core.maxseq).ok()

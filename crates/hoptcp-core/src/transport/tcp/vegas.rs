@@ -110,16 +110,6 @@ impl Vegas {
         seq.rem_euclid(self.sendtime.len() as i64) as usize
     }
 
-    /// Smallest RTT seen, seconds.
-    pub fn base_rtt(&self) -> f64 {
-        self.base_rtt
-    }
-
-    /// Fine-grained retransmission timeout, seconds.
-    pub fn fine_timeout(&self) -> f64 {
-        self.timeout
-    }
-
     fn init_on_first_ack(&mut self, now: Time) {
         if !self.got_first_ack {
             self.got_first_ack = true;

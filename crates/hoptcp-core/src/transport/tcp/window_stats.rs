@@ -39,10 +39,6 @@ impl WindowStats {
         }
     }
 
-    pub fn is_started(&self) -> bool {
-        self.started.is_some()
-    }
-
     /// The window is `value` from `now` on.
     pub fn update(&mut self, now: Time, value: f64) {
         if self.started.is_none() || value == self.current {

@@ -36,9 +36,13 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use crate::wire::aodv::{AodvMsg, Rerr, Rrep, Rreq, RERR_CAPACITY};
+#[cfg(test)]
+use crate::wire::aodv::RERR_CAPACITY;
+pub use crate::wire::aodv::{AodvMsg, Rerr, Rrep, Rreq};
 pub use params::{AodvParams, LinkDetection};
-pub use table::{RouteEntry, RouteState, INFINITY};
+#[cfg(test)]
+use table::RouteEntry;
+pub use table::{RouteState, INFINITY};
 
 use crate::engine::{RngStream, Time};
 use crate::net::DropCause;
@@ -180,25 +184,30 @@ impl Aodv {
 
     // ----- observers -------------------------------------------------------
 
+    #[cfg(test)] // only the unit tests read it
     /// The routing-table entry for `dst`, if any.
     pub fn route(&self, dst: NodeId) -> Option<&RouteEntry> {
         self.table.get(dst)
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// The next hop of a valid route to `dst`.
     pub fn next_hop(&self, dst: NodeId) -> Option<NodeId> {
         self.route(dst).filter(|r| r.state == RouteState::Up).map(|r| r.next_hop)
     }
 
+    #[cfg(test)] // only the unit tests read it
     pub fn seqno(&self) -> u32 {
         self.seqno
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Whether `id` is a known neighbour (HELLO detection).
     pub fn is_neighbor(&self, id: NodeId) -> bool {
         self.neighbors.contains(id)
     }
 
+    #[cfg(test)] // only the unit tests read it
     /// Packets waiting for a route.
     pub fn buffered(&self) -> usize {
         self.buffer.len()

@@ -19,6 +19,7 @@ pub struct NeighborTable {
 }
 
 impl NeighborTable {
+    #[cfg(test)] // only the unit tests read it
     pub fn contains(&self, id: NodeId) -> bool {
         self.nbs.iter().any(|&(n, _)| n == id)
     }

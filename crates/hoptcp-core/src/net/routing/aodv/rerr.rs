@@ -19,7 +19,7 @@ impl Aodv {
     }
 
     /// Add an unreachable destination to `e`, sending `e` first if it is
-    /// full (ns-2 sends one RERR of any length; see `msg.rs`).
+    /// full (ns-2 sends one RERR of any length; see `wire/aodv.rs`).
     pub(super) fn push_rerr(
         &mut self,
         e: &mut Rerr,
