@@ -92,7 +92,7 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
         (Some(d), Some(b)) => (d, b),
         _ => return Err(ScenarioError::new("radio", "radio rates not resolved: build() needs a resolved scenario")),
     };
-    let positions = topology::positions(&sc.topology, sc.seed);
+    let positions = topology::positions(&layout(&sc.topology, sc.seed)?);
     let model = TwoRayGround {
         pt_w: sc.radio.tx_power_w,
         gt: 1.0,
@@ -229,6 +229,47 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
         }
     }
     Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps })
+}
+
+/// The topology layer's plain description of a resolved `[topology]` table
+/// (`resolve` required or filled every value the kind uses).
+pub(crate) fn layout(t: &TopologySpec, run_seed: u64) -> Result<topology::Layout, ScenarioError> {
+    use topology::Layout;
+    fn given<T: Copy>(key: &str, v: Option<T>) -> Result<T, ScenarioError> {
+        v.ok_or_else(|| {
+            ScenarioError::new(key, format!("`{key}` not resolved: the topology needs a resolved scenario"))
+        })
+    }
+    let spacing_m = || given("topology.spacing_m", t.spacing_m);
+    Ok(match t.kind {
+        TopologyKind::Chain => Layout::Chain { hops: given("topology.hops", t.hops)?, spacing_m: spacing_m()? },
+        TopologyKind::Grid => Layout::Grid {
+            rows: given("topology.rows", t.rows)?,
+            cols: given("topology.cols", t.cols)?,
+            spacing_m: spacing_m()?,
+        },
+        TopologyKind::Cross => Layout::Cross { hops: given("topology.hops", t.hops)?, spacing_m: spacing_m()? },
+        TopologyKind::ParallelChains => Layout::ParallelChains {
+            chains: given("topology.chains", t.chains)?,
+            hops: given("topology.hops", t.hops)?,
+            spacing_m: spacing_m()?,
+            gap_m: given("topology.chain_gap_m", t.chain_gap_m)?,
+            gateway: t.gateway == Some(true),
+        },
+        TopologyKind::Star => Layout::Star {
+            leaves: given("topology.leaves", t.leaves)?,
+            radius_m: given("topology.radius_m", t.radius_m)?,
+        },
+        TopologyKind::Random => Layout::Random {
+            nodes: given("topology.nodes", t.nodes)?,
+            width_m: given("topology.width_m", t.width_m)?,
+            height_m: given("topology.height_m", t.height_m)?,
+            seed: t.topology_seed.unwrap_or(run_seed),
+        },
+        TopologyKind::Explicit => Layout::Explicit(
+            t.positions.as_deref().unwrap_or(&[]).iter().map(|p| Position { x: p[0], y: p[1] }).collect(),
+        ),
+    })
 }
 
 fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<Vec<u32>, ScenarioError> {

@@ -8,6 +8,7 @@
 
 use super::error::ScenarioError;
 use crate::engine::time::to_secs;
+use crate::transport::tcp::config as tcp_cfg;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -648,22 +649,30 @@ pub const TCP_VARIANT: Decl = word(
     &["newreno", "reno", "vegas", "tcp_ap"],
     "Congestion control; tcp_ap is NewReno with TCP-AP pacing ([tcp.ap]).",
 );
-pub const TCP_PAYLOAD_BYTES: Decl =
-    int("tcp.payload_bytes", 1460, 1, 65_495, "bytes", "Payload per segment (ns-2 packetSize_); +40 B TCP/IP header.");
+pub const TCP_PAYLOAD_BYTES: Decl = int(
+    "tcp.payload_bytes",
+    tcp_cfg::DEFAULT_PAYLOAD_BYTES as u64,
+    1,
+    65_495,
+    "bytes",
+    "Payload per segment (ns-2 packetSize_); +40 B TCP/IP header.",
+);
 pub const TCP_MAX_WINDOW: Decl = Decl {
     key: "tcp.max_window",
     ty: "integer or \"wstar\"",
-    default: Def::Int(20),
+    default: Def::Int(tcp_cfg::DEFAULT_MAX_WINDOW as u64),
     allowed: Allowed::Ints(1, MAX_COUNT),
     unit: "packets",
     doc: "Maximum window (ns-2 window_, the papers' MaxWin); \"wstar\": each flow gets the W* of its path.",
 };
-pub const TCP_ECN: Decl = flag("tcp.ecn", false, "ECN-capable transport (RFC 3168).");
-pub const TCP_DELAYED_ACK: Decl = flag("tcp.delayed_ack", false, "The receiver delays ACKs (ns-2 TCPSink/DelAck).");
-pub const TCP_MIN_RTO_S: Decl = num("tcp.min_rto_s", 0.2, POSITIVE, "s", "Lower bound of the retransmission timeout.");
+pub const TCP_ECN: Decl = flag("tcp.ecn", tcp_cfg::DEFAULT_ECN, "ECN-capable transport (RFC 3168).");
+pub const TCP_DELAYED_ACK: Decl =
+    flag("tcp.delayed_ack", tcp_cfg::DEFAULT_DELAYED_ACK, "The receiver delays ACKs (ns-2 TCPSink/DelAck).");
+pub const TCP_MIN_RTO_S: Decl =
+    num("tcp.min_rto_s", tcp_cfg::DEFAULT_MIN_RTO_S, POSITIVE, "s", "Lower bound of the retransmission timeout.");
 pub const TCP_INITIAL_WINDOW: Decl = int(
     "tcp.initial_window",
-    2,
+    tcp_cfg::DEFAULT_INITIAL_WINDOW as u64,
     1,
     MAX_COUNT,
     "packets",
@@ -671,15 +680,18 @@ pub const TCP_INITIAL_WINDOW: Decl = int(
 );
 pub const TCP_INITIAL_SSTHRESH: Decl = int(
     "tcp.initial_ssthresh",
-    20,
+    tcp_cfg::DEFAULT_INITIAL_SSTHRESH as u64,
     2,
     MAX_COUNT,
     "packets",
     "Initial slow-start threshold; ns-2.35 agents on mobile nodes keep the class default window_ (20).",
 );
-pub const TCP_VEGAS_ALPHA: Decl = num("tcp.vegas_alpha", 1.0, NON_NEGATIVE, "packets", "Vegas α (ns-2 v_alpha_).");
-pub const TCP_VEGAS_BETA: Decl = num("tcp.vegas_beta", 3.0, ">= tcp.vegas_alpha", "packets", "Vegas β (ns-2 v_beta_).");
-pub const TCP_VEGAS_GAMMA: Decl = num("tcp.vegas_gamma", 1.0, NON_NEGATIVE, "packets", "Vegas γ (ns-2 v_gamma_).");
+pub const TCP_VEGAS_ALPHA: Decl =
+    num("tcp.vegas_alpha", tcp_cfg::DEFAULT_VEGAS_ALPHA, NON_NEGATIVE, "packets", "Vegas α (ns-2 v_alpha_).");
+pub const TCP_VEGAS_BETA: Decl =
+    num("tcp.vegas_beta", tcp_cfg::DEFAULT_VEGAS_BETA, ">= tcp.vegas_alpha", "packets", "Vegas β (ns-2 v_beta_).");
+pub const TCP_VEGAS_GAMMA: Decl =
+    num("tcp.vegas_gamma", tcp_cfg::DEFAULT_VEGAS_GAMMA, NON_NEGATIVE, "packets", "Vegas γ (ns-2 v_gamma_).");
 
 // --- [tcp.ap] (TCP-AP; each default from `profile`, transport::tcp::tcp_ap) ----------
 fn ap_defaults(f: fn(&crate::transport::tcp::tcp_ap::TcpApConfig) -> String) -> String {
@@ -856,9 +868,15 @@ pub const FLOW_PAUSES: Decl = other(
     "s",
     "Intervals without new data from the application, resumed on the same connection (ns-2's $ftp stop/start).",
 );
-pub const FLOW_MEAN_PAGE_BYTES: Decl =
-    num("flows[].mean_page_bytes", 30_000.0, POSITIVE, "bytes", "HTTP: mean page size (Pareto).");
-pub const FLOW_PAGE_SHAPE: Decl = num("flows[].page_shape", 1.5, "> 1", "", "HTTP: Pareto shape of the page sizes.");
+pub const FLOW_MEAN_PAGE_BYTES: Decl = num(
+    "flows[].mean_page_bytes",
+    crate::app::http::PAPER_MEAN_PAGE_BYTES,
+    POSITIVE,
+    "bytes",
+    "HTTP: mean page size (Pareto).",
+);
+pub const FLOW_PAGE_SHAPE: Decl =
+    num("flows[].page_shape", crate::app::http::PAPER_PAGE_SHAPE, "> 1", "", "HTTP: Pareto shape of the page sizes.");
 pub const FLOW_MEAN_THINK_S: Decl =
     num("flows[].mean_think_s", 1.0, NON_NEGATIVE, "s", "HTTP: mean exponential think time.");
 pub const FLOW_ROUTE: Decl = other(
