@@ -302,7 +302,8 @@ fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<V
     Ok(route.to_vec())
 }
 
-fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end: Time) -> FlowPlan {
+/// The `[tcp]` defaults with flow `f`'s own TCP keys applied.
+pub(crate) fn flow_tcp(tcp_defaults: &TcpSpec, f: &FlowSpec) -> TcpSpec {
     let mut tcp = tcp_defaults.clone();
     if let Some(v) = f.variant {
         tcp.variant = v;
@@ -322,6 +323,11 @@ fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end:
     if let Some(v) = f.min_rto_s {
         tcp.min_rto_s = v;
     }
+    tcp
+}
+
+fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end: Time) -> FlowPlan {
+    let tcp = flow_tcp(tcp_defaults, f);
     FlowPlan {
         id,
         src: f.src,
