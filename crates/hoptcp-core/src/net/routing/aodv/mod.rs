@@ -26,7 +26,7 @@
 
 mod msg;
 mod neighbors;
-mod params;
+pub(crate) mod params;
 mod rerr;
 mod rqueue;
 mod rrep;
