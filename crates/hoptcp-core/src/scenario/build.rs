@@ -44,6 +44,17 @@ pub struct Plan {
     pub wired: Option<WiredNet>,
     /// The resolved radio rates (Mb/s): data frames, control frames.
     pub rates_mbps: (f64, f64),
+    /// Batch means as a stop rule (`stats.batches` with `batch_packets`).
+    pub batch_means: Option<BatchMeansPlan>,
+}
+
+/// `[stats]` batch means with every value resolution filled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BatchMeansPlan {
+    pub batch_packets: u32,
+    pub batches: u32,
+    pub discard: u32,
+    pub confidence: f64,
 }
 
 impl Plan {
@@ -91,6 +102,16 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let rates_mbps = match (sc.radio.data_rate_mbps, sc.radio.basic_rate_mbps) {
         (Some(d), Some(b)) => (d, b),
         _ => return Err(ScenarioError::new("radio", "radio rates not resolved: build() needs a resolved scenario")),
+    };
+    let st = &sc.stats;
+    let batch_means = match (st.batches, st.batch_packets, st.batch_discard, st.batch_confidence) {
+        (Some(batches), Some(batch_packets), Some(discard), Some(confidence)) => {
+            Some(BatchMeansPlan { batch_packets, batches, discard, confidence })
+        }
+        (Some(_), Some(_), _, _) => {
+            return Err(ScenarioError::new("stats", "batch means not resolved: build() needs a resolved scenario"))
+        }
+        _ => None,
     };
     let positions = topology::positions(&layout(&sc.topology, sc.seed)?);
     let model = TwoRayGround {
@@ -228,7 +249,7 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
             flows.push(plan_flow(flows.len() as u32, &rf.flow(src, dst), path, &sc.tcp, end));
         }
     }
-    Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps })
+    Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps, batch_means })
 }
 
 /// The topology layer's plain description of a resolved `[topology]` table
