@@ -47,8 +47,11 @@ def mac_params(resolved: Mapping[str, Any]) -> dict[str, Any]:
     fmt = mac.get("frame_format", "ns2")
     frame_bytes = _udp_payload(resolved) + _UDP_IP_BYTES + _DATA_OVERHEAD.get(fmt, 34)
     access = "rts_cts" if frame_bytes >= int(mac.get("rts_threshold_bytes", 0)) else "basic"
-    return {"standard": radio.get("standard"), "data_rate_mbps": radio.get("data_rate_mbps"),
-            "basic_rate_mbps": radio.get("basic_rate_mbps"), "frame_format": fmt, "access": access}
+    params = {"standard": radio.get("standard"), "data_rate_mbps": radio.get("data_rate_mbps"),
+              "basic_rate_mbps": radio.get("basic_rate_mbps"), "frame_format": fmt, "access": access}
+    # The contention window the simulator uses (resolution writes the standard's when unset).
+    params.update({k: mac[k] for k in ("cw_min", "cw_max") if k in mac})
+    return params
 
 
 def _udp_payload(resolved: Mapping[str, Any]) -> int:
@@ -71,8 +74,10 @@ def bianchi_model(ctx: "Context", point: Mapping[str, Any]) -> float:
     """Aggregate saturation goodput of n contending senders, from ``_core.model("bianchi")``."""
     r = ctx.resolved(point)
     n = len({f["src"] for f in r.get("flows") or []})
+    # The scenario's retry limit, not the model's ns-2 default of 7 attempts.
+    retry = {"retry_limit": r["mac"]["short_retry_limit"]} if "short_retry_limit" in r.get("mac", {}) else {}
     return _goodput("bianchi", model("bianchi", stations=n, variant="ns2", payload_bytes=_udp_payload(r),
-                                     **mac_params(r)))
+                                     **mac_params(r), **retry))
 
 
 def _distance(resolved: Mapping[str, Any], a: int, b: int) -> float:

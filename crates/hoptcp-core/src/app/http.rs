@@ -13,6 +13,11 @@
 
 use crate::engine::{RngStream, Time};
 
+/// The paper's mean page size (bytes) and Pareto shape; the scenario's
+/// declarations of `flows[].mean_page_bytes` and `page_shape` read these.
+pub const PAPER_MEAN_PAGE_BYTES: f64 = 30_000.0;
+pub const PAPER_PAGE_SHAPE: f64 = 1.5;
+
 /// The traffic model's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HttpParams {
@@ -29,13 +34,7 @@ pub struct HttpParams {
 impl HttpParams {
     /// The paper's page sizes (Pareto, β = 1.5, mean 30 000 B): the scenario's defaults.
     pub fn paper(mean_think_s: f64, payload_bytes: u32) -> Self {
-        use crate::scenario::keys::{FLOW_MEAN_PAGE_BYTES, FLOW_PAGE_SHAPE};
-        HttpParams {
-            mean_page_bytes: FLOW_MEAN_PAGE_BYTES.num(),
-            page_shape: FLOW_PAGE_SHAPE.num(),
-            mean_think_s,
-            payload_bytes,
-        }
+        HttpParams { mean_page_bytes: PAPER_MEAN_PAGE_BYTES, page_shape: PAPER_PAGE_SHAPE, mean_think_s, payload_bytes }
     }
 
     /// Pareto scale (minimum page size): mean·(β − 1)/β.

@@ -42,6 +42,10 @@ struct PhyArgs {
     transport: Transport,
     payload_bytes: u32,
     distance_m: f64,
+    /// Contention window bounds; absent: the standard's (as a scenario's
+    /// `mac.cw_min`/`cw_max` default).
+    cw_min: Option<u32>,
+    cw_max: Option<u32>,
 }
 
 impl Default for PhyArgs {
@@ -55,6 +59,8 @@ impl Default for PhyArgs {
             transport: Transport::Udp,
             payload_bytes: 1460,
             distance_m: 200.0,
+            cw_min: None,
+            cw_max: None,
         }
     }
 }
@@ -70,7 +76,13 @@ impl PhyArgs {
                 )));
             }
         }
-        Ok(Timing::new(self.standard, self.data_rate_mbps, self.basic_rate_mbps))
+        let mut t = Timing::new(self.standard, self.data_rate_mbps, self.basic_rate_mbps);
+        t.cw_min = self.cw_min.unwrap_or(t.cw_min);
+        t.cw_max = self.cw_max.unwrap_or(t.cw_max);
+        if t.cw_min == 0 || t.cw_max < t.cw_min {
+            return Err(bad(format!("cw_min = {}, cw_max = {}: need 1 <= cw_min <= cw_max", t.cw_min, t.cw_max)));
+        }
+        Ok(t)
     }
     fn overhead(&self) -> u32 {
         match self.transport {
@@ -87,6 +99,9 @@ struct BianchiArgs {
     /// "ns2" (ns-2's DCF mapped on) or "classic" (Bianchi 2000).
     #[serde(default = "ns2_variant")]
     variant: String,
+    /// Attempts per packet before a drop (a scenario's
+    /// `mac.short_retry_limit`); absent: the variant's (ns2: 7, classic: none).
+    retry_limit: Option<u32>,
     #[serde(flatten)]
     phy: PhyArgs,
 }
@@ -161,6 +176,9 @@ pub fn evaluate(name: &str, params: &Value) -> Result<Value, ModelError> {
                 "classic" => BianchiParams::classic(a.stations, a.phy.payload_bytes),
                 other => return Err(bad(format!("variant \"{other}\": allowed values are \"ns2\", \"classic\""))),
             };
+            if a.retry_limit.is_some() {
+                p.retry_limit = a.retry_limit;
+            }
             p.timing = a.phy.timing()?;
             p.format = a.phy.frame_format;
             p.access = a.phy.access;
@@ -223,6 +241,25 @@ mod tests {
         assert!((v["hidden"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12, "{v}");
         assert!(evaluate("linkdrop", &json!({"b_star": 2, "c_star": 3, "m": 4.0, "c": 3.0})).is_err());
         assert!(evaluate("linkdrop", &json!({"b_star": 2, "c_star": 3, "m": 2.0, "c": 3.0, "b": 2.0})).is_err());
+    }
+
+    #[test]
+    fn bianchi_takes_the_scenarios_retry_limit_and_windows() {
+        let at = |extra: Value| {
+            let mut p = json!({"stations": 10});
+            p.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            evaluate("bianchi", &p).unwrap()
+        };
+        // ns2 variant: 7 attempts unless the scenario says otherwise.
+        assert_eq!(at(json!({})), at(json!({"retry_limit": 7, "cw_min": 31, "cw_max": 1023})));
+        let four = at(json!({"retry_limit": 4}));
+        let p = four["p"].as_f64().unwrap();
+        assert!((four["drop_probability"].as_f64().unwrap() - p.powi(4)).abs() < 1e-15, "{four}");
+        assert_ne!(four["tau"], at(json!({}))["tau"]);
+        // A smaller CWmin: more attempts per slot, more collisions.
+        assert!(at(json!({"cw_min": 15}))["p"].as_f64().unwrap() > at(json!({}))["p"].as_f64().unwrap());
+        let e = evaluate("bianchi", &json!({"stations": 3, "cw_min": 64, "cw_max": 32})).unwrap_err();
+        assert!(e.to_string().contains("cw_min = 64, cw_max = 32"), "{e}");
     }
 
     #[test]

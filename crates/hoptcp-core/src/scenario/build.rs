@@ -44,6 +44,17 @@ pub struct Plan {
     pub wired: Option<WiredNet>,
     /// The resolved radio rates (Mb/s): data frames, control frames.
     pub rates_mbps: (f64, f64),
+    /// Batch means as a stop rule (`stats.batches` with `batch_packets`).
+    pub batch_means: Option<BatchMeansPlan>,
+}
+
+/// `[stats]` batch means with every value resolution filled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BatchMeansPlan {
+    pub batch_packets: u32,
+    pub batches: u32,
+    pub discard: u32,
+    pub confidence: f64,
 }
 
 impl Plan {
@@ -92,7 +103,17 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
         (Some(d), Some(b)) => (d, b),
         _ => return Err(ScenarioError::new("radio", "radio rates not resolved: build() needs a resolved scenario")),
     };
-    let positions = topology::positions(&sc.topology, sc.seed);
+    let st = &sc.stats;
+    let batch_means = match (st.batches, st.batch_packets, st.batch_discard, st.batch_confidence) {
+        (Some(batches), Some(batch_packets), Some(discard), Some(confidence)) => {
+            Some(BatchMeansPlan { batch_packets, batches, discard, confidence })
+        }
+        (Some(_), Some(_), _, _) => {
+            return Err(ScenarioError::new("stats", "batch means not resolved: build() needs a resolved scenario"))
+        }
+        _ => None,
+    };
+    let positions = topology::positions(&layout(&sc.topology, sc.seed)?);
     let model = TwoRayGround {
         pt_w: sc.radio.tx_power_w,
         gt: 1.0,
@@ -228,7 +249,48 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
             flows.push(plan_flow(flows.len() as u32, &rf.flow(src, dst), path, &sc.tcp, end));
         }
     }
-    Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps })
+    Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps, batch_means })
+}
+
+/// The topology layer's plain description of a resolved `[topology]` table
+/// (`resolve` required or filled every value the kind uses).
+pub(crate) fn layout(t: &TopologySpec, run_seed: u64) -> Result<topology::Layout, ScenarioError> {
+    use topology::Layout;
+    fn given<T: Copy>(key: &str, v: Option<T>) -> Result<T, ScenarioError> {
+        v.ok_or_else(|| {
+            ScenarioError::new(key, format!("`{key}` not resolved: the topology needs a resolved scenario"))
+        })
+    }
+    let spacing_m = || given("topology.spacing_m", t.spacing_m);
+    Ok(match t.kind {
+        TopologyKind::Chain => Layout::Chain { hops: given("topology.hops", t.hops)?, spacing_m: spacing_m()? },
+        TopologyKind::Grid => Layout::Grid {
+            rows: given("topology.rows", t.rows)?,
+            cols: given("topology.cols", t.cols)?,
+            spacing_m: spacing_m()?,
+        },
+        TopologyKind::Cross => Layout::Cross { hops: given("topology.hops", t.hops)?, spacing_m: spacing_m()? },
+        TopologyKind::ParallelChains => Layout::ParallelChains {
+            chains: given("topology.chains", t.chains)?,
+            hops: given("topology.hops", t.hops)?,
+            spacing_m: spacing_m()?,
+            gap_m: given("topology.chain_gap_m", t.chain_gap_m)?,
+            gateway: t.gateway == Some(true),
+        },
+        TopologyKind::Star => Layout::Star {
+            leaves: given("topology.leaves", t.leaves)?,
+            radius_m: given("topology.radius_m", t.radius_m)?,
+        },
+        TopologyKind::Random => Layout::Random {
+            nodes: given("topology.nodes", t.nodes)?,
+            width_m: given("topology.width_m", t.width_m)?,
+            height_m: given("topology.height_m", t.height_m)?,
+            seed: t.topology_seed.unwrap_or(run_seed),
+        },
+        TopologyKind::Explicit => Layout::Explicit(
+            t.positions.as_deref().unwrap_or(&[]).iter().map(|p| Position { x: p[0], y: p[1] }).collect(),
+        ),
+    })
 }
 
 fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<Vec<u32>, ScenarioError> {
@@ -261,7 +323,8 @@ fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<V
     Ok(route.to_vec())
 }
 
-fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end: Time) -> FlowPlan {
+/// The `[tcp]` defaults with flow `f`'s own TCP keys applied.
+pub(crate) fn flow_tcp(tcp_defaults: &TcpSpec, f: &FlowSpec) -> TcpSpec {
     let mut tcp = tcp_defaults.clone();
     if let Some(v) = f.variant {
         tcp.variant = v;
@@ -281,6 +344,11 @@ fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end:
     if let Some(v) = f.min_rto_s {
         tcp.min_rto_s = v;
     }
+    tcp
+}
+
+fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end: Time) -> FlowPlan {
+    let tcp = flow_tcp(tcp_defaults, f);
     FlowPlan {
         id,
         src: f.src,

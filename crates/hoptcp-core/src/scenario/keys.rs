@@ -8,6 +8,8 @@
 
 use super::error::ScenarioError;
 use crate::engine::time::to_secs;
+use crate::net::routing::aodv::params as aodv;
+use crate::transport::tcp::config as tcp_cfg;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -557,77 +559,97 @@ pub const ROUTING_PROTOCOL: Decl = word(
 );
 
 // --- [routing.aodv] (only with protocol = "aodv"; ns-2.35's aodv.h) ---------------------
-pub const AODV_TTL_START: Decl = int("routing.aodv.ttl_start", 5, 1, 255, "hops", "Expanding ring search: TTL_START.");
-pub const AODV_TTL_INCREMENT: Decl =
-    int("routing.aodv.ttl_increment", 2, 1, 255, "hops", "Expanding ring search: TTL_INCREMENT.");
-pub const AODV_TTL_THRESHOLD: Decl =
-    int("routing.aodv.ttl_threshold", 7, 1, 255, "hops", "Expanding ring search: TTL_THRESHOLD (>= ttl_start).");
+pub const AODV_TTL_START: Decl =
+    int("routing.aodv.ttl_start", aodv::TTL_START as u64, 1, 255, "hops", "Expanding ring search: TTL_START.");
+pub const AODV_TTL_INCREMENT: Decl = int(
+    "routing.aodv.ttl_increment",
+    aodv::TTL_INCREMENT as u64,
+    1,
+    255,
+    "hops",
+    "Expanding ring search: TTL_INCREMENT.",
+);
+pub const AODV_TTL_THRESHOLD: Decl = int(
+    "routing.aodv.ttl_threshold",
+    aodv::TTL_THRESHOLD as u64,
+    1,
+    255,
+    "hops",
+    "Expanding ring search: TTL_THRESHOLD (>= ttl_start).",
+);
 pub const AODV_NETWORK_DIAMETER: Decl = int(
     "routing.aodv.network_diameter",
-    30,
+    aodv::NETWORK_DIAMETER as u64,
     1,
     255,
     "hops",
     "NETWORK_DIAMETER: TTL of network-wide RREQs, RREPs and data.",
 );
-pub const AODV_RREQ_RETRIES: Decl =
-    int("routing.aodv.rreq_retries", 3, 0, 254, "", "RREQ_RETRIES: network-wide retries before a discovery gives up.");
+pub const AODV_RREQ_RETRIES: Decl = int(
+    "routing.aodv.rreq_retries",
+    aodv::RREQ_RETRIES as u64,
+    0,
+    254,
+    "",
+    "RREQ_RETRIES: network-wide retries before a discovery gives up.",
+);
 pub const AODV_MAX_RREQ_TIMEOUT_S: Decl =
-    num("routing.aodv.max_rreq_timeout_s", 10.0, POSITIVE, "s", "MAX_RREQ_TIMEOUT.");
+    num("routing.aodv.max_rreq_timeout_s", aodv::MAX_RREQ_TIMEOUT_S, POSITIVE, "s", "MAX_RREQ_TIMEOUT.");
 pub const AODV_NODE_TRAVERSAL_TIME_S: Decl =
-    num("routing.aodv.node_traversal_time_s", 0.03, POSITIVE, "s", "NODE_TRAVERSAL_TIME.");
+    num("routing.aodv.node_traversal_time_s", aodv::NODE_TRAVERSAL_TIME_S, POSITIVE, "s", "NODE_TRAVERSAL_TIME.");
 pub const AODV_ACTIVE_ROUTE_TIMEOUT_S: Decl =
-    num("routing.aodv.active_route_timeout_s", 10.0, POSITIVE, "s", "ACTIVE_ROUTE_TIMEOUT.");
+    num("routing.aodv.active_route_timeout_s", aodv::ACTIVE_ROUTE_TIMEOUT_S, POSITIVE, "s", "ACTIVE_ROUTE_TIMEOUT.");
 pub const AODV_MY_ROUTE_TIMEOUT_S: Decl = num(
     "routing.aodv.my_route_timeout_s",
-    10.0,
+    aodv::MY_ROUTE_TIMEOUT_S,
     POSITIVE,
     "s",
     "MY_ROUTE_TIMEOUT: lifetime granted by a destination's RREP.",
 );
 pub const AODV_REVERSE_ROUTE_LIFE_S: Decl =
-    num("routing.aodv.reverse_route_life_s", 6.0, POSITIVE, "s", "REV_ROUTE_LIFE.");
+    num("routing.aodv.reverse_route_life_s", aodv::REVERSE_ROUTE_LIFE_S, POSITIVE, "s", "REV_ROUTE_LIFE.");
 pub const AODV_BCAST_ID_SAVE_S: Decl = num(
     "routing.aodv.bcast_id_save_s",
-    6.0,
+    aodv::BCAST_ID_SAVE_S,
     POSITIVE,
     "s",
     "BCAST_ID_SAVE: duplicate-RREQ memory and its purge period.",
 );
 pub const AODV_BUFFER_PACKETS: Decl = int(
     "routing.aodv.buffer_packets",
-    64,
+    aodv::BUFFER_PACKETS as u64,
     1,
     MAX_COUNT,
     "packets",
     "AODV_RTQ_MAX_LEN: packets buffered while awaiting a route.",
 );
-pub const AODV_BUFFER_TIMEOUT_S: Decl = num("routing.aodv.buffer_timeout_s", 30.0, POSITIVE, "s", "AODV_RTQ_TIMEOUT.");
+pub const AODV_BUFFER_TIMEOUT_S: Decl =
+    num("routing.aodv.buffer_timeout_s", aodv::BUFFER_TIMEOUT_S, POSITIVE, "s", "AODV_RTQ_TIMEOUT.");
 pub const AODV_BROADCAST_JITTER_S: Decl = num(
     "routing.aodv.broadcast_jitter_s",
-    0.01,
+    aodv::BROADCAST_JITTER_S,
     NON_NEGATIVE,
     "s",
     "Forwarded RREQs and propagated RERRs wait U(0, this).",
 );
 pub const AODV_ARP_DELAY_S: Decl = num(
     "routing.aodv.arp_delay_s",
-    0.01,
+    aodv::ARP_DELAY_S,
     NON_NEGATIVE,
     "s",
     "ARP_DELAY: spacing of buffered packets sent once a route is found.",
 );
 pub const AODV_PURGE_INTERVAL_S: Decl = num(
     "routing.aodv.purge_interval_s",
-    0.5,
+    aodv::PURGE_INTERVAL_S,
     ">= 0.001",
     "s",
     "Period of the route-table purge that also retries discoveries.",
 );
-pub const AODV_LOCAL_REPAIR: Decl = flag("routing.aodv.local_repair", true, "AODV_LOCAL_REPAIR.");
+pub const AODV_LOCAL_REPAIR: Decl = flag("routing.aodv.local_repair", aodv::LOCAL_REPAIR, "AODV_LOCAL_REPAIR.");
 pub const AODV_FIRST_RREQ_NETWORK_WIDE: Decl = flag(
     "routing.aodv.first_rreq_network_wide",
-    true,
+    aodv::FIRST_RREQ_NETWORK_WIDE,
     "The first RREQ to a destination is network-wide, as in ns-2.35; false: it starts at ttl_start.",
 );
 pub const AODV_LINK_DETECTION: Decl = word(
@@ -636,10 +658,21 @@ pub const AODV_LINK_DETECTION: Decl = word(
     &["mac", "hello"],
     "How a broken link is noticed: a MAC retry-limit drop (ns-2.35's build) or missed HELLOs (RFC 3561 §6.9).",
 );
-pub const AODV_HELLO_INTERVAL_S: Decl =
-    num("routing.aodv.hello_interval_s", 1.0, ">= 0.001", "s", "HELLO_INTERVAL; only with link_detection = \"hello\".");
-pub const AODV_ALLOWED_HELLO_LOSS: Decl =
-    int("routing.aodv.allowed_hello_loss", 3, 1, 1000, "", "ALLOWED_HELLO_LOSS; only with link_detection = \"hello\".");
+pub const AODV_HELLO_INTERVAL_S: Decl = num(
+    "routing.aodv.hello_interval_s",
+    aodv::HELLO_INTERVAL_S,
+    ">= 0.001",
+    "s",
+    "HELLO_INTERVAL; only with link_detection = \"hello\".",
+);
+pub const AODV_ALLOWED_HELLO_LOSS: Decl = int(
+    "routing.aodv.allowed_hello_loss",
+    aodv::ALLOWED_HELLO_LOSS as u64,
+    1,
+    1000,
+    "",
+    "ALLOWED_HELLO_LOSS; only with link_detection = \"hello\".",
+);
 
 // --- [tcp] ---------------------------------------------------------------------------
 pub const TCP_VARIANT: Decl = word(
@@ -648,22 +681,30 @@ pub const TCP_VARIANT: Decl = word(
     &["newreno", "reno", "vegas", "tcp_ap"],
     "Congestion control; tcp_ap is NewReno with TCP-AP pacing ([tcp.ap]).",
 );
-pub const TCP_PAYLOAD_BYTES: Decl =
-    int("tcp.payload_bytes", 1460, 1, 65_495, "bytes", "Payload per segment (ns-2 packetSize_); +40 B TCP/IP header.");
+pub const TCP_PAYLOAD_BYTES: Decl = int(
+    "tcp.payload_bytes",
+    tcp_cfg::DEFAULT_PAYLOAD_BYTES as u64,
+    1,
+    65_495,
+    "bytes",
+    "Payload per segment (ns-2 packetSize_); +40 B TCP/IP header.",
+);
 pub const TCP_MAX_WINDOW: Decl = Decl {
     key: "tcp.max_window",
     ty: "integer or \"wstar\"",
-    default: Def::Int(20),
+    default: Def::Int(tcp_cfg::DEFAULT_MAX_WINDOW as u64),
     allowed: Allowed::Ints(1, MAX_COUNT),
     unit: "packets",
     doc: "Maximum window (ns-2 window_, the papers' MaxWin); \"wstar\": each flow gets the W* of its path.",
 };
-pub const TCP_ECN: Decl = flag("tcp.ecn", false, "ECN-capable transport (RFC 3168).");
-pub const TCP_DELAYED_ACK: Decl = flag("tcp.delayed_ack", false, "The receiver delays ACKs (ns-2 TCPSink/DelAck).");
-pub const TCP_MIN_RTO_S: Decl = num("tcp.min_rto_s", 0.2, POSITIVE, "s", "Lower bound of the retransmission timeout.");
+pub const TCP_ECN: Decl = flag("tcp.ecn", tcp_cfg::DEFAULT_ECN, "ECN-capable transport (RFC 3168).");
+pub const TCP_DELAYED_ACK: Decl =
+    flag("tcp.delayed_ack", tcp_cfg::DEFAULT_DELAYED_ACK, "The receiver delays ACKs (ns-2 TCPSink/DelAck).");
+pub const TCP_MIN_RTO_S: Decl =
+    num("tcp.min_rto_s", tcp_cfg::DEFAULT_MIN_RTO_S, POSITIVE, "s", "Lower bound of the retransmission timeout.");
 pub const TCP_INITIAL_WINDOW: Decl = int(
     "tcp.initial_window",
-    2,
+    tcp_cfg::DEFAULT_INITIAL_WINDOW as u64,
     1,
     MAX_COUNT,
     "packets",
@@ -671,15 +712,18 @@ pub const TCP_INITIAL_WINDOW: Decl = int(
 );
 pub const TCP_INITIAL_SSTHRESH: Decl = int(
     "tcp.initial_ssthresh",
-    20,
+    tcp_cfg::DEFAULT_INITIAL_SSTHRESH as u64,
     2,
     MAX_COUNT,
     "packets",
     "Initial slow-start threshold; ns-2.35 agents on mobile nodes keep the class default window_ (20).",
 );
-pub const TCP_VEGAS_ALPHA: Decl = num("tcp.vegas_alpha", 1.0, NON_NEGATIVE, "packets", "Vegas α (ns-2 v_alpha_).");
-pub const TCP_VEGAS_BETA: Decl = num("tcp.vegas_beta", 3.0, ">= tcp.vegas_alpha", "packets", "Vegas β (ns-2 v_beta_).");
-pub const TCP_VEGAS_GAMMA: Decl = num("tcp.vegas_gamma", 1.0, NON_NEGATIVE, "packets", "Vegas γ (ns-2 v_gamma_).");
+pub const TCP_VEGAS_ALPHA: Decl =
+    num("tcp.vegas_alpha", tcp_cfg::DEFAULT_VEGAS_ALPHA, NON_NEGATIVE, "packets", "Vegas α (ns-2 v_alpha_).");
+pub const TCP_VEGAS_BETA: Decl =
+    num("tcp.vegas_beta", tcp_cfg::DEFAULT_VEGAS_BETA, ">= tcp.vegas_alpha", "packets", "Vegas β (ns-2 v_beta_).");
+pub const TCP_VEGAS_GAMMA: Decl =
+    num("tcp.vegas_gamma", tcp_cfg::DEFAULT_VEGAS_GAMMA, NON_NEGATIVE, "packets", "Vegas γ (ns-2 v_gamma_).");
 
 // --- [tcp.ap] (TCP-AP; each default from `profile`, transport::tcp::tcp_ap) ----------
 fn ap_defaults(f: fn(&crate::transport::tcp::tcp_ap::TcpApConfig) -> String) -> String {
@@ -856,9 +900,15 @@ pub const FLOW_PAUSES: Decl = other(
     "s",
     "Intervals without new data from the application, resumed on the same connection (ns-2's $ftp stop/start).",
 );
-pub const FLOW_MEAN_PAGE_BYTES: Decl =
-    num("flows[].mean_page_bytes", 30_000.0, POSITIVE, "bytes", "HTTP: mean page size (Pareto).");
-pub const FLOW_PAGE_SHAPE: Decl = num("flows[].page_shape", 1.5, "> 1", "", "HTTP: Pareto shape of the page sizes.");
+pub const FLOW_MEAN_PAGE_BYTES: Decl = num(
+    "flows[].mean_page_bytes",
+    crate::app::http::PAPER_MEAN_PAGE_BYTES,
+    POSITIVE,
+    "bytes",
+    "HTTP: mean page size (Pareto).",
+);
+pub const FLOW_PAGE_SHAPE: Decl =
+    num("flows[].page_shape", crate::app::http::PAPER_PAGE_SHAPE, "> 1", "", "HTTP: Pareto shape of the page sizes.");
 pub const FLOW_MEAN_THINK_S: Decl =
     num("flows[].mean_think_s", 1.0, NON_NEGATIVE, "s", "HTTP: mean exponential think time.");
 pub const FLOW_ROUTE: Decl = other(

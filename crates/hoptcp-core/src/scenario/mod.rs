@@ -26,6 +26,12 @@ pub use warnings::warnings;
 /// Parse scenario TOML, apply `(dotted.key, value)` overrides, deserialize
 /// (unknown keys rejected) and validate, filling every default.
 pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    resolve_text(text, overrides).map(|(sc, _)| sc)
+}
+
+/// [`parse`], and the plan when resolution already had to build it (a
+/// `max_window = "wstar"` needs each flow's path), so no run builds twice.
+fn resolve_text(text: &str, overrides: &[(String, String)]) -> Result<(Scenario, Option<Plan>), ScenarioError> {
     let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(text, &e))?;
     for (k, v) in overrides {
         overrides::apply(&mut table, k, v)?;
@@ -39,15 +45,16 @@ pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Sce
         error::from_serde(if path == "." { "" } else { &path }, &msg)
     })?;
     let mut sc = validate::resolve(sc)?;
-    if named.any() {
-        wstar::resolve(&mut sc, &named)?;
-    }
-    Ok(sc)
+    let plan = if named.any() { Some(wstar::resolve(&mut sc, &named)?) } else { None };
+    Ok((sc, plan))
 }
 
-/// Parse and also build the network (all checks a run would make).
+/// Parse and also build the network (all checks a run would make), once.
 pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Plan, ScenarioError> {
-    build(&parse(text, overrides)?)
+    match resolve_text(text, overrides)? {
+        (_, Some(plan)) => Ok(plan),
+        (sc, None) => build(&sc),
+    }
 }
 
 /// Canonical JSON of a resolved scenario: sorted keys, no whitespace. Two

@@ -50,7 +50,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     let gap_on = sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).is_some_and(|g| g.enabled);
     resolve_tcp(&mut sc.tcp, &sc.flows, gap_on)?;
     if let Some(w) = sc.wired.as_mut() {
-        let n_wireless = crate::topology::positions(&sc.topology, sc.seed).len() as u32;
+        let n_wireless = super::build::layout(&sc.topology, sc.seed)?.node_count() as u32;
         resolve_wired(w, &sc.topology, n_wireless)?;
     }
     for (i, f) in sc.flows.iter_mut().enumerate() {

@@ -4,6 +4,7 @@
 //! ⌈(h+4)/8⌉ on the cross, ⌈(h+9)/14⌉ on the grid), so the resolved scenario,
 //! its canonical form and its hash carry the number, never the name.
 
+use super::build::Plan;
 use super::error::ScenarioError;
 use super::schema::{Scenario, TopologyKind, TransportKind};
 use crate::models::wstar;
@@ -73,8 +74,10 @@ pub fn for_path(kind: TopologyKind, hops: u32) -> u32 {
 
 /// Set each named flow's window to the W* of its planned path; a flow that
 /// inherits `tcp.max_window = "wstar"` gets its own override, and
-/// `tcp.max_window` itself becomes the first flow's W*.
-pub fn resolve(sc: &mut Scenario, named: &Named) -> Result<(), ScenarioError> {
+/// `tcp.max_window` itself becomes the first flow's W*. Returns the plan,
+/// built once: the windows change no path, so only the flows' TCP settings
+/// are brought up to date.
+pub fn resolve(sc: &mut Scenario, named: &Named) -> Result<Plan, ScenarioError> {
     if named.tcp && sc.random_flows.is_some() {
         return Err(ScenarioError::value(
             "tcp.max_window",
@@ -97,5 +100,17 @@ pub fn resolve(sc: &mut Scenario, named: &Named) -> Result<(), ScenarioError> {
     if named.tcp {
         sc.tcp.max_window = first.unwrap_or(sc.tcp.max_window);
     }
-    Ok(())
+    // As `build` would plan them now: [[flows]] entries first, `count` plans each.
+    let mut plan = plan;
+    let mut at = 0usize;
+    for f in &sc.flows {
+        let n = f.count.unwrap_or(1) as usize;
+        let tcp = super::build::flow_tcp(&sc.tcp, f);
+        for p in &mut plan.flows[at..at + n] {
+            p.tcp = tcp.clone();
+        }
+        at += n;
+    }
+    plan.scenario = sc.clone();
+    Ok(plan)
 }

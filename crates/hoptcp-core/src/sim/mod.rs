@@ -310,6 +310,7 @@ impl Simulation {
     /// Build a simulation of `plan` with run seed `seed`.
     pub fn new(plan: Plan, seed: u64) -> Self {
         let sc = &plan.scenario;
+        let batch_plan = plan.batch_means;
         let (data_rate, basic_rate) = plan.rates_mbps;
         let mut timing = Timing::new(sc.radio.standard, data_rate, basic_rate);
         timing.cw_min = sc.mac.cw_min.unwrap_or(timing.cw_min);
@@ -423,16 +424,10 @@ impl Simulation {
                 sim.q.schedule_at(0, Ev::NeighborTick);
             }
         }
-        if let (Some(n), Some(k)) = (sc.stats.batches, sc.stats.batch_packets) {
+        if let Some(b) = batch_plan {
             let start = sim.flows.iter().map(|f| f.plan.start).min().unwrap_or(0);
-            sim.batch_means = Some(BatchMeans::new(
-                k,
-                n,
-                sc.stats.batch_discard.unwrap_or(crate::scenario::keys::STATS_BATCH_DISCARD.int() as u32),
-                sc.stats.batch_confidence.unwrap_or(crate::scenario::keys::STATS_BATCH_CONFIDENCE.num()),
-                sim.flows.len(),
-                start,
-            ));
+            sim.batch_means =
+                Some(BatchMeans::new(b.batch_packets, b.batches, b.discard, b.confidence, sim.flows.len(), start));
         }
         for (i, f) in sim.flows.iter().enumerate() {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {

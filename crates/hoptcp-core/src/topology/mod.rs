@@ -4,37 +4,82 @@
 
 use crate::engine::{RngStream, StreamPurpose};
 use crate::phy::Position;
-use crate::scenario::schema::{TopologyKind, TopologySpec};
 
+/// Distance between neighbouring nodes when a scenario gives none (m).
 pub const DEFAULT_SPACING_M: f64 = 200.0;
 
-/// Positions of all nodes for a resolved topology spec.
-pub fn positions(spec: &TopologySpec, run_seed: u64) -> Vec<Position> {
-    let spacing = spec.spacing_m.unwrap_or(DEFAULT_SPACING_M);
-    match spec.kind {
-        TopologyKind::Chain => chain(spec.hops.unwrap_or(7), spacing, 0.0),
-        TopologyKind::Grid => grid(spec.rows.unwrap_or(1), spec.cols.unwrap_or(1), spacing),
-        TopologyKind::Cross => cross(spec.hops.unwrap_or(6), spacing),
-        TopologyKind::ParallelChains => {
-            let gap = spec.chain_gap_m.unwrap_or(spacing);
-            let (chains, hops) = (spec.chains.unwrap_or(2), spec.hops.unwrap_or(7));
-            let mut v: Vec<Position> = (0..chains).flat_map(|k| chain(hops, spacing, k as f64 * gap)).collect();
-            if spec.gateway == Some(true) {
-                // Level with the chains' last nodes, midway between the outer chains.
-                v.push(Position { x: hops as f64 * spacing, y: (chains - 1) as f64 * gap / 2.0 });
+/// A network's shape with every number given: what the generators need,
+/// in plain values (the scenario converts its `[topology]` table to this).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Layout {
+    Chain {
+        hops: u32,
+        spacing_m: f64,
+    },
+    Grid {
+        rows: u32,
+        cols: u32,
+        spacing_m: f64,
+    },
+    Cross {
+        hops: u32,
+        spacing_m: f64,
+    },
+    /// `gateway`: one more node (the last id) level with the chains' last
+    /// nodes, midway between the outer chains.
+    ParallelChains {
+        chains: u32,
+        hops: u32,
+        spacing_m: f64,
+        gap_m: f64,
+        gateway: bool,
+    },
+    Star {
+        leaves: u32,
+        radius_m: f64,
+    },
+    Random {
+        nodes: u32,
+        width_m: f64,
+        height_m: f64,
+        seed: u64,
+    },
+    Explicit(Vec<Position>),
+}
+
+impl Layout {
+    /// How many nodes [`positions`] places, without placing them.
+    pub fn node_count(&self) -> usize {
+        match *self {
+            Layout::Chain { hops, .. } => hops as usize + 1,
+            Layout::Grid { rows, cols, .. } => rows as usize * cols as usize,
+            Layout::Cross { hops, .. } => 2 * hops as usize + 1,
+            Layout::ParallelChains { chains, hops, gateway, .. } => {
+                chains as usize * (hops as usize + 1) + usize::from(gateway)
+            }
+            Layout::Star { leaves, .. } => leaves as usize + 1,
+            Layout::Random { nodes, .. } => nodes as usize,
+            Layout::Explicit(ref p) => p.len(),
+        }
+    }
+}
+
+/// Positions of all nodes of a layout.
+pub fn positions(layout: &Layout) -> Vec<Position> {
+    match *layout {
+        Layout::Chain { hops, spacing_m } => chain(hops, spacing_m, 0.0),
+        Layout::Grid { rows, cols, spacing_m } => grid(rows, cols, spacing_m),
+        Layout::Cross { hops, spacing_m } => cross(hops, spacing_m),
+        Layout::ParallelChains { chains, hops, spacing_m, gap_m, gateway } => {
+            let mut v: Vec<Position> = (0..chains).flat_map(|k| chain(hops, spacing_m, k as f64 * gap_m)).collect();
+            if gateway {
+                v.push(Position { x: hops as f64 * spacing_m, y: (chains - 1) as f64 * gap_m / 2.0 });
             }
             v
         }
-        TopologyKind::Star => star(spec.leaves.unwrap_or(1), spec.radius_m.unwrap_or(DEFAULT_SPACING_M)),
-        TopologyKind::Random => random(
-            spec.nodes.unwrap_or(1),
-            spec.width_m.unwrap_or(1000.0),
-            spec.height_m.unwrap_or(1000.0),
-            spec.topology_seed.unwrap_or(run_seed),
-        ),
-        TopologyKind::Explicit => {
-            spec.positions.as_deref().unwrap_or(&[]).iter().map(|p| Position { x: p[0], y: p[1] }).collect()
-        }
+        Layout::Star { leaves, radius_m } => star(leaves, radius_m),
+        Layout::Random { nodes, width_m, height_m, seed } => random(nodes, width_m, height_m, seed),
+        Layout::Explicit(ref p) => p.clone(),
     }
 }
 
@@ -146,6 +191,26 @@ mod tests {
         assert_eq!(p[10], Position { x: 600.0, y: 200.0 });
         assert_eq!(p[7], Position { x: 600.0, y: -600.0 });
         assert_eq!(p[12], Position { x: 600.0, y: 600.0 });
+    }
+
+    #[test]
+    fn node_count_matches_the_placed_nodes() {
+        let layouts = [
+            Layout::Chain { hops: 7, spacing_m: 200.0 },
+            Layout::Grid { rows: 3, cols: 4, spacing_m: 100.0 },
+            Layout::Cross { hops: 6, spacing_m: 200.0 },
+            Layout::ParallelChains { chains: 3, hops: 5, spacing_m: 200.0, gap_m: 300.0, gateway: true },
+            Layout::ParallelChains { chains: 2, hops: 4, spacing_m: 200.0, gap_m: 200.0, gateway: false },
+            Layout::Star { leaves: 5, radius_m: 100.0 },
+            Layout::Random { nodes: 9, width_m: 10.0, height_m: 10.0, seed: 1 },
+            Layout::Explicit(vec![Position { x: 0.0, y: 0.0 }, Position { x: 1.0, y: 0.0 }]),
+        ];
+        for l in &layouts {
+            assert_eq!(l.node_count(), positions(l).len(), "{l:?}");
+        }
+        // The gateway sits level with the last nodes, midway between the outer chains.
+        let p = positions(&layouts[3]);
+        assert_eq!(p[18], Position { x: 1000.0, y: 300.0 });
     }
 
     #[test]

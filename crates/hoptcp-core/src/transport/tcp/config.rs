@@ -3,7 +3,6 @@
 
 use super::tcp_ap::TcpApConfig;
 use crate::engine::{time::from_secs, Time, NS_PER_MS, NS_PER_S};
-use crate::scenario::keys as k;
 use serde::{Deserialize, Serialize};
 
 /// Congestion-control variant.
@@ -61,27 +60,42 @@ pub struct TcpConfig {
     pub pacing: Option<TcpApConfig>,
 }
 
-/// The scenario-level defaults (the scenario's declarations are their one
-/// source); the rest are ns-2.35's and not scenario keys.
+/// Defaults of the fields the scenario exposes as `[tcp]` keys; its
+/// declarations (`scenario/keys.rs`) read these, so each is written once.
+pub const DEFAULT_PAYLOAD_BYTES: u32 = 1460;
+/// The papers' chains run with ns-2's class default window_ of 20.
+pub const DEFAULT_MAX_WINDOW: u32 = 20;
+pub const DEFAULT_INITIAL_WINDOW: u32 = 2;
+/// ns-2.35 agents on mobile nodes keep the class default window_ (20).
+pub const DEFAULT_INITIAL_SSTHRESH: u32 = 20;
+pub const DEFAULT_ECN: bool = false;
+pub const DEFAULT_DELAYED_ACK: bool = false;
+pub const DEFAULT_MIN_RTO_S: f64 = 0.2;
+/// Vegas thresholds in packets (ns-2 v_alpha_, v_beta_, v_gamma_).
+pub const DEFAULT_VEGAS_ALPHA: f64 = 1.0;
+pub const DEFAULT_VEGAS_BETA: f64 = 3.0;
+pub const DEFAULT_VEGAS_GAMMA: f64 = 1.0;
+
+/// The rest are ns-2.35's and not scenario keys.
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             variant: Variant::NewReno,
-            payload_bytes: k::TCP_PAYLOAD_BYTES.int() as u32,
-            max_window: k::TCP_MAX_WINDOW.int() as u32,
-            initial_window: k::TCP_INITIAL_WINDOW.int() as u32,
-            initial_ssthresh: k::TCP_INITIAL_SSTHRESH.int() as u32,
-            ecn: k::TCP_ECN.flag(),
-            delayed_ack: k::TCP_DELAYED_ACK.flag(),
+            payload_bytes: DEFAULT_PAYLOAD_BYTES,
+            max_window: DEFAULT_MAX_WINDOW,
+            initial_window: DEFAULT_INITIAL_WINDOW,
+            initial_ssthresh: DEFAULT_INITIAL_SSTHRESH,
+            ecn: DEFAULT_ECN,
+            delayed_ack: DEFAULT_DELAYED_ACK,
             delayed_ack_timeout: 100 * NS_PER_MS,
-            min_rto: from_secs(k::TCP_MIN_RTO_S.num()),
+            min_rto: from_secs(DEFAULT_MIN_RTO_S),
             max_rto: 60 * NS_PER_S,
             initial_rto: 3 * NS_PER_S,
             tick: 10 * NS_PER_MS,
             dupack_threshold: 3,
-            vegas_alpha: k::TCP_VEGAS_ALPHA.num(),
-            vegas_beta: k::TCP_VEGAS_BETA.num(),
-            vegas_gamma: k::TCP_VEGAS_GAMMA.num(),
+            vegas_alpha: DEFAULT_VEGAS_ALPHA,
+            vegas_beta: DEFAULT_VEGAS_BETA,
+            vegas_gamma: DEFAULT_VEGAS_GAMMA,
             syn: true,
             limited_transmit: true,
             pacing: None,

@@ -25,7 +25,7 @@
 //! lifetime is cast from a double to u32 as C does.
 
 mod neighbors;
-mod params;
+pub(crate) mod params;
 mod rerr;
 mod rqueue;
 mod rrep;

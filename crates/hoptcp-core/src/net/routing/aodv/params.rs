@@ -2,7 +2,31 @@
 //! the timers in aodv.cc); the scenario's `[routing.aodv]` table overrides
 //! them.
 
-use crate::engine::{Time, NS_PER_MS, NS_PER_S};
+use crate::engine::{time::from_secs, Time};
+
+/// ns-2.35's constants in the units the scenario writes them (hops, packets,
+/// seconds); [`AodvParams::default`] and the scenario's `[routing.aodv]`
+/// declarations both read these, so each is written once.
+pub const TTL_START: u8 = 5;
+pub const TTL_INCREMENT: u8 = 2;
+pub const TTL_THRESHOLD: u8 = 7;
+pub const NETWORK_DIAMETER: u8 = 30;
+pub const RREQ_RETRIES: u8 = 3;
+pub const MAX_RREQ_TIMEOUT_S: f64 = 10.0;
+pub const NODE_TRAVERSAL_TIME_S: f64 = 0.03;
+pub const ACTIVE_ROUTE_TIMEOUT_S: f64 = 10.0;
+pub const MY_ROUTE_TIMEOUT_S: f64 = 10.0;
+pub const REVERSE_ROUTE_LIFE_S: f64 = 6.0;
+pub const BCAST_ID_SAVE_S: f64 = 6.0;
+pub const BUFFER_PACKETS: u32 = 64;
+pub const BUFFER_TIMEOUT_S: f64 = 30.0;
+pub const BROADCAST_JITTER_S: f64 = 0.01;
+pub const ARP_DELAY_S: f64 = 0.01;
+pub const PURGE_INTERVAL_S: f64 = 0.5;
+pub const LOCAL_REPAIR: bool = true;
+pub const FIRST_RREQ_NETWORK_WIDE: bool = true;
+pub const HELLO_INTERVAL_S: f64 = 1.0;
+pub const ALLOWED_HELLO_LOSS: u32 = 3;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AodvParams {
@@ -81,27 +105,50 @@ pub enum LinkDetection {
 impl Default for AodvParams {
     fn default() -> Self {
         AodvParams {
-            ttl_start: 5,
-            ttl_increment: 2,
-            ttl_threshold: 7,
-            network_diameter: 30,
-            rreq_retries: 3,
-            max_rreq_timeout: 10 * NS_PER_S,
-            node_traversal_time: 30 * NS_PER_MS,
-            active_route_timeout: 10 * NS_PER_S,
-            my_route_timeout: 10 * NS_PER_S,
-            reverse_route_life: 6 * NS_PER_S,
-            bcast_id_save: 6 * NS_PER_S,
-            buffer_packets: 64,
-            buffer_timeout: 30 * NS_PER_S,
-            broadcast_jitter: 10 * NS_PER_MS,
-            arp_delay: 10 * NS_PER_MS,
-            purge_interval: 500 * NS_PER_MS,
-            local_repair: true,
-            first_rreq_network_wide: true,
+            ttl_start: TTL_START,
+            ttl_increment: TTL_INCREMENT,
+            ttl_threshold: TTL_THRESHOLD,
+            network_diameter: NETWORK_DIAMETER,
+            rreq_retries: RREQ_RETRIES,
+            max_rreq_timeout: from_secs(MAX_RREQ_TIMEOUT_S),
+            node_traversal_time: from_secs(NODE_TRAVERSAL_TIME_S),
+            active_route_timeout: from_secs(ACTIVE_ROUTE_TIMEOUT_S),
+            my_route_timeout: from_secs(MY_ROUTE_TIMEOUT_S),
+            reverse_route_life: from_secs(REVERSE_ROUTE_LIFE_S),
+            bcast_id_save: from_secs(BCAST_ID_SAVE_S),
+            buffer_packets: BUFFER_PACKETS,
+            buffer_timeout: from_secs(BUFFER_TIMEOUT_S),
+            broadcast_jitter: from_secs(BROADCAST_JITTER_S),
+            arp_delay: from_secs(ARP_DELAY_S),
+            purge_interval: from_secs(PURGE_INTERVAL_S),
+            local_repair: LOCAL_REPAIR,
+            first_rreq_network_wide: FIRST_RREQ_NETWORK_WIDE,
             link_detection: LinkDetection::Mac,
-            hello_interval: NS_PER_S,
-            allowed_hello_loss: 3,
+            hello_interval: from_secs(HELLO_INTERVAL_S),
+            allowed_hello_loss: ALLOWED_HELLO_LOSS,
         }
+    }
+}
+
+#[cfg(test)]
+mod default_tests {
+    use super::*;
+    use crate::engine::{NS_PER_MS, NS_PER_S};
+
+    #[test]
+    fn defaults_are_ns2s_timers_to_the_nanosecond() {
+        let p = AodvParams::default();
+        assert_eq!(
+            (p.ttl_start, p.ttl_increment, p.ttl_threshold, p.network_diameter, p.rreq_retries),
+            (5, 2, 7, 30, 3)
+        );
+        assert_eq!(p.max_rreq_timeout, 10 * NS_PER_S);
+        assert_eq!(p.node_traversal_time, 30 * NS_PER_MS);
+        assert_eq!((p.active_route_timeout, p.my_route_timeout), (10 * NS_PER_S, 10 * NS_PER_S));
+        assert_eq!((p.reverse_route_life, p.bcast_id_save), (6 * NS_PER_S, 6 * NS_PER_S));
+        assert_eq!((p.buffer_packets, p.buffer_timeout), (64, 30 * NS_PER_S));
+        assert_eq!((p.broadcast_jitter, p.arp_delay), (10 * NS_PER_MS, 10 * NS_PER_MS));
+        assert_eq!(p.purge_interval, 500 * NS_PER_MS);
+        assert_eq!((p.hello_interval, p.allowed_hello_loss), (NS_PER_S, 3));
     }
 }
