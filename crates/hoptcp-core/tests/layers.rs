@@ -27,13 +27,6 @@ const RANKS: &[(&str, u32)] = &[
     ("lib.rs", 11),   // the facade
 ];
 
-/// Upward imports tolerated for now, as (file, imported folder). Each is
-/// removed by the branch that makes the scenario resolve its own defaults
-/// (issue #19 item 1); an entry no longer needed fails the test, so the
-/// list can only shrink.
-const EXCEPTIONS: &[(&str, &str)] =
-    &[("topology/mod.rs", "scenario"), ("transport/tcp/config.rs", "scenario"), ("app/http.rs", "scenario")];
-
 fn rank(folder: &str) -> Option<u32> {
     RANKS.iter().find(|(f, _)| *f == folder).map(|(_, r)| *r)
 }
@@ -135,22 +128,11 @@ fn no_module_imports_a_higher_layer() {
     sources(&src, &mut files);
     files.sort();
     let mut violations = Vec::new();
-    let mut used: BTreeSet<(&str, &str)> = BTreeSet::new();
     for f in &files {
         let rel = f.strip_prefix(&src).unwrap().to_str().unwrap().replace('\\', "/");
-        for v in upward_imports(&rel, &std::fs::read_to_string(f).unwrap()) {
-            let folder = v.split(" imports ").nth(1).unwrap().trim_end_matches(" (above)");
-            match EXCEPTIONS.iter().find(|(ef, eto)| *ef == rel && *eto == folder) {
-                Some(e) => {
-                    used.insert(*e);
-                }
-                None => violations.push(v),
-            }
-        }
+        violations.extend(upward_imports(&rel, &std::fs::read_to_string(f).unwrap()));
     }
     assert!(violations.is_empty(), "upward imports:\n{}", violations.join("\n"));
-    let stale: Vec<_> = EXCEPTIONS.iter().filter(|e| !used.contains(*e)).collect();
-    assert!(stale.is_empty(), "EXCEPTIONS no longer needed, delete them: {stale:?}");
 }
 
 #[test]
