@@ -56,6 +56,7 @@
 //!    of an ACK from that end); [`GapSegment::awnd`] the receiver window in
 //!    packets (hoptcp's `max_window`).
 
+use crate::engine::time::from_secs;
 use crate::engine::{Time, NS_PER_S};
 use crate::stats::series::{LastValues, PacingMetric, SeriesLog};
 use crate::transport::tcp::tcp_ap::{Pacer, RateEstimator, TcpApConfig};
@@ -136,6 +137,17 @@ pub trait GapEnv {
     fn dropped(&mut self, packet: u32);
 }
 
+/// The gateway's defaults (the scenario's `[wired.tcp_gap]` keys read them):
+/// Goodput Control every 5 s with S = 1.1 (Fig. 7), caps aged by 1.1 a
+/// period, a buffer of 200 flows × 64 packets (§4.3's example, 37 MB of
+/// 1460-byte segments), flows forgotten after 120 s.
+pub const DEFAULT_GOODPUT_CONTROL: bool = true;
+pub const DEFAULT_THRESHOLD: f64 = 1.1;
+pub const DEFAULT_PERIOD_S: f64 = 5.0;
+pub const DEFAULT_AGING: f64 = 1.1;
+pub const DEFAULT_BUFFER_PACKETS: u32 = 200 * 64;
+pub const DEFAULT_FLOW_TIMEOUT_S: f64 = 120.0;
+
 /// Goodput Control's parameters (Fig. 7: 5 s, S = 1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct GoodputControl {
@@ -148,7 +160,7 @@ pub struct GoodputControl {
 
 impl Default for GoodputControl {
     fn default() -> Self {
-        GoodputControl { period: 5 * NS_PER_S, threshold: 1.1, aging: 1.1 }
+        GoodputControl { period: from_secs(DEFAULT_PERIOD_S), threshold: DEFAULT_THRESHOLD, aging: DEFAULT_AGING }
     }
 }
 
@@ -167,14 +179,12 @@ pub struct GapConfig {
 
 impl GapConfig {
     #[cfg(test)] // only the unit tests read it
-    /// The paper's gateway: TCP-AP's paper formula, Goodput Control with
-    /// S = 1.1 every 5 s, a buffer of 200 flows × 64 packets (§4.3's
-    /// example, 37 MB of 1460-byte segments), flows forgotten after 120 s.
+    /// The paper's gateway: TCP-AP's paper formula and the defaults above.
     pub fn paper(link_rate_bps: f64) -> Self {
         GapConfig {
             pacing: TcpApConfig::paper(link_rate_bps),
-            buffer_packets: 200 * 64,
-            flow_timeout: 120 * NS_PER_S,
+            buffer_packets: DEFAULT_BUFFER_PACKETS,
+            flow_timeout: from_secs(DEFAULT_FLOW_TIMEOUT_S),
             goodput_control: Some(GoodputControl::default()),
         }
     }

@@ -8,6 +8,7 @@
 
 use super::error::ScenarioError;
 use crate::engine::time::to_secs;
+use crate::gateway::tcp_gap as gap;
 use crate::net::routing::aodv::params as aodv;
 use crate::transport::tcp::config as tcp_cfg;
 use serde::de::DeserializeOwned;
@@ -1135,22 +1136,29 @@ pub const WIRED_LINK_QUEUE_LIMIT: Decl = other(
 pub const GAP_ENABLED: Decl =
     flag("wired.tcp_gap.enabled", true, "TCP-GAP (ElRakabawy et al.) at the gateway; pacing uses [tcp.ap].");
 pub const GAP_GOODPUT_CONTROL: Decl =
-    flag("wired.tcp_gap.goodput_control", true, "Goodput Control (the paper's Fig. 7).");
+    flag("wired.tcp_gap.goodput_control", gap::DEFAULT_GOODPUT_CONTROL, "Goodput Control (the paper's Fig. 7).");
 pub const GAP_THRESHOLD: Decl = num(
     "wired.tcp_gap.threshold",
-    1.1,
+    gap::DEFAULT_THRESHOLD,
     POSITIVE,
     "× mean goodput",
     "S: a wired-to-wireless flow above this multiple of the mean goodput is throttled to the mean.",
 );
-pub const GAP_PERIOD_S: Decl = num("wired.tcp_gap.period_s", 5.0, POSITIVE, "s", "Goodput Control's period.");
+pub const GAP_PERIOD_S: Decl =
+    num("wired.tcp_gap.period_s", gap::DEFAULT_PERIOD_S, POSITIVE, "s", "Goodput Control's period.");
 pub const GAP_AGING: Decl =
-    num("wired.tcp_gap.aging", 1.1, ">= 1", "", "Factor by which a throttle cap grows each period.");
-pub const GAP_BUFFER_PACKETS: Decl =
-    int("wired.tcp_gap.buffer_packets", 200 * 64, 1, 100_000_000, "packets", "Gateway buffer for the pacing queues.");
+    num("wired.tcp_gap.aging", gap::DEFAULT_AGING, ">= 1", "", "Factor by which a throttle cap grows each period.");
+pub const GAP_BUFFER_PACKETS: Decl = int(
+    "wired.tcp_gap.buffer_packets",
+    gap::DEFAULT_BUFFER_PACKETS as u64,
+    1,
+    100_000_000,
+    "packets",
+    "Gateway buffer for the pacing queues.",
+);
 pub const GAP_FLOW_TIMEOUT_S: Decl = num(
     "wired.tcp_gap.flow_timeout_s",
-    120.0,
+    gap::DEFAULT_FLOW_TIMEOUT_S,
     POSITIVE,
     "s",
     "Soft state: a flow is forgotten after this long without a packet.",
