@@ -98,5 +98,6 @@ fn batch_keys_are_validated() {
     assert_eq!(e.key, "stats.batch_discard");
     assert!(e.message.contains("set stats.batches"), "{e}");
     let sc = hoptcp_core::scenario::parse(&base, &[("stats.batches".into(), "11".into())]).unwrap();
-    assert_eq!((sc.stats.batch_discard, sc.stats.batch_confidence), (Some(1), Some(0.95)));
+    use hoptcp_core::scenario::resolved::BatchStop;
+    assert_eq!(sc.stats.stop, BatchStop::Batches { batches: 11, discard: 1, confidence: 0.95 });
 }

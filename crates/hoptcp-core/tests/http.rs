@@ -81,7 +81,8 @@ fn http_keys_are_validated() {
     assert_eq!(e.key, "flows.0.app");
     assert!(e.message.contains("\"cbr\""), "{e}");
     // Defaults are filled: the paper's page sizes.
+    use hoptcp_core::scenario::resolved::Traffic;
     let sc = hoptcp_core::scenario::parse(&base, &[]).unwrap();
-    assert_eq!(sc.flows[0].mean_page_bytes, Some(30_000.0));
-    assert_eq!(sc.flows[0].page_shape, Some(1.5));
+    let Traffic::Http { mean_page_bytes, page_shape, .. } = sc.flows[0].traffic else { panic!("an HTTP flow") };
+    assert_eq!((mean_page_bytes, page_shape), (30_000.0, 1.5));
 }

@@ -95,7 +95,7 @@ fn tcp_ap_keys_are_validated_and_resolved() {
     // The resolved scenario states every switch; the ns-2 profile sets the
     // code's values and single keys override them.
     let sc = ok(&[("tcp.variant", "tcp_ap"), ("tcp.ap.profile", "ns2"), ("tcp.ap.timer", "on_demand")]).unwrap();
-    let ap = sc.tcp.ap.unwrap();
+    let ap = sc.tcp.ap.get().expect("[tcp.ap] resolved").clone();
     let json = serde_json::to_value(&ap).unwrap();
     assert_eq!(json["variation"], "mad");
     assert_eq!(json["short_path"], "one_hop");
@@ -108,5 +108,5 @@ fn tcp_ap_keys_are_validated_and_resolved() {
     assert!(!hoptcp_core::scenario::canonical_json(&plain).contains("\"ap\""));
     // A flow may use TCP-AP on its own.
     let sc = ok(&[("flows.0.variant", "tcp_ap")]).unwrap();
-    assert_eq!(serde_json::to_value(sc.tcp.ap.unwrap()).unwrap()["variation"], "cov");
+    assert_eq!(serde_json::to_value(sc.tcp.ap.get().expect("[tcp.ap] resolved")).unwrap()["variation"], "cov");
 }

@@ -4,7 +4,8 @@
 
 use super::error::ScenarioError;
 use super::keys as k;
-use super::schema::*;
+use super::resolved::{BatchStop, Flow, Given, Inherit, Limit, Resolved, Route, Tcp, Topology, Traffic};
+use super::schema::{AppKind, TransportKind};
 use crate::app::http::HttpParams;
 use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
 use crate::phy::{Channel, Position, TwoRayGround};
@@ -30,20 +31,22 @@ pub struct FlowPlan {
     /// Node ids from src to dst (static route); ACKs use the reverse.
     pub path: Vec<u32>,
     /// TCP only: the [tcp] defaults with this flow's overrides applied.
-    pub tcp: TcpSpec,
+    pub tcp: Tcp,
     /// app = "http": the page and think-time model.
     pub http: Option<HttpParams>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Plan {
-    pub scenario: Scenario,
+    pub scenario: Resolved,
     pub channel: Channel,
     pub flows: Vec<FlowPlan>,
     /// The wired domain (`[wired]`); its node ids follow the channel's.
     pub wired: Option<WiredNet>,
     /// The resolved radio rates (Mb/s): data frames, control frames.
     pub rates_mbps: (f64, f64),
+    /// The resolved contention window bounds (slots): CWmin, CWmax.
+    pub cw: (u32, u32),
     /// Batch means as a stop rule (`stats.batches` with `batch_packets`).
     pub batch_means: Option<BatchMeansPlan>,
 }
@@ -97,23 +100,20 @@ impl Plan {
     }
 }
 
-pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
-    // `resolve` fills both rates; a scenario that skipped it is refused here.
-    let rates_mbps = match (sc.radio.data_rate_mbps, sc.radio.basic_rate_mbps) {
-        (Some(d), Some(b)) => (d, b),
-        _ => return Err(ScenarioError::new("radio", "radio rates not resolved: build() needs a resolved scenario")),
-    };
-    let st = &sc.stats;
-    let batch_means = match (st.batches, st.batch_packets, st.batch_discard, st.batch_confidence) {
-        (Some(batches), Some(batch_packets), Some(discard), Some(confidence)) => {
-            Some(BatchMeansPlan { batch_packets, batches, discard, confidence })
+pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
+    let rates_mbps = (sc.radio.data_rate_mbps, sc.radio.basic_rate_mbps);
+    let cw = (sc.mac.cw_min, sc.mac.cw_max);
+    let batch_means = match (sc.stats.stop, &sc.stats.batch_packets) {
+        (BatchStop::RunToEnd, _) => None,
+        (BatchStop::Batches { batches, discard, confidence }, Given::Given(batch_packets)) => {
+            Some(BatchMeansPlan { batch_packets: *batch_packets, batches, discard, confidence })
         }
-        (Some(_), Some(_), _, _) => {
-            return Err(ScenarioError::new("stats", "batch means not resolved: build() needs a resolved scenario"))
+        // `resolve` refuses batches without batch_packets.
+        (BatchStop::Batches { .. }, Given::Absent) => {
+            return Err(ScenarioError::new("stats.batches", "`stats.batches` needs `stats.batch_packets`"))
         }
-        _ => None,
     };
-    let positions = topology::positions(&layout(&sc.topology, sc.seed)?);
+    let positions = topology::positions(&layout(&sc.topology, sc.seed));
     let model = TwoRayGround {
         pt_w: sc.radio.tx_power_w,
         gt: 1.0,
@@ -126,25 +126,23 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let channel = Channel::build(positions, model, sc.radio.tx_range_m, sc.radio.cs_range_m);
     let n = channel.len() as u32;
     let comp = channel.components();
-    if sc.topology.kind == TopologyKind::Random
-        && sc.topology.require_connected.unwrap_or(k::TOPOLOGY_REQUIRE_CONNECTED.flag())
-    {
+    if let Topology::Random { require_connected: true, topology_seed, .. } = &sc.topology {
         let k = comp.iter().copied().max().map_or(0, |m| m + 1);
         if k > 1 {
             return Err(ScenarioError::new(
                 "topology.topology_seed",
                 format!(
                     "the random topology drawn with seed {} is disconnected ({k} components at radio.tx_range_m = {}): choose another topology.topology_seed, more nodes or a smaller area, or set topology.require_connected = false",
-                    sc.topology.topology_seed.unwrap_or(sc.seed),
+                    topology_seed.or(sc.seed),
                     sc.radio.tx_range_m
                 ),
             ));
         }
     }
     let links = |u: u32| channel.links_of(u).collect::<Vec<u32>>();
-    let wired = sc.wired.as_ref().map(|w| {
-        let links = super::validate::wired_links(w.links.as_deref().unwrap_or(&[]));
-        WiredNet::new(n, w.nodes.unwrap_or(1), w.gateway.unwrap_or(0), &links)
+    let wired = sc.wired.get().map(|w| {
+        let links: Vec<_> = w.links.iter().map(|l| (l.a, l.b, l.params())).collect();
+        WiredNet::new(n, w.nodes, w.gateway, &links)
     });
     let n_all = n + wired.as_ref().map_or(0, |w| w.count);
     let mut flows = Vec::new();
@@ -162,13 +160,13 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
             }
         }
         let path = match (&f.route, &wired) {
-            (Some(_), Some(w)) if w.is_wired(f.src) || w.is_wired(f.dst) => {
+            (Route::Explicit(_), Some(w)) if w.is_wired(f.src) || w.is_wired(f.dst) => {
                 return Err(ScenarioError::new(
                     format!("{key}.route"),
                     format!("`{key}.route` cannot name wired nodes: routes through the wired domain follow [wired]'s links (remove the route)"),
                 ))
             }
-            (None, Some(w)) if w.is_wired(f.src) || w.is_wired(f.dst) => {
+            (Route::Shortest, Some(w)) if w.is_wired(f.src) || w.is_wired(f.dst) => {
                 // Wireless part to or from the gateway, wired part over the links.
                 let gw = w.gateway;
                 let wireless = |a: u32, b: u32| {
@@ -202,8 +200,8 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
                     }
                 }
             }
-            (Some(route), _) => check_route(&key, route, f, &channel)?,
-            (None, _) => topology::shortest_path(n as usize, links, f.src, f.dst).ok_or_else(|| {
+            (Route::Explicit(route), _) => check_route(&key, route, f, &channel)?,
+            (Route::Shortest, _) => topology::shortest_path(n as usize, links, f.src, f.dst).ok_or_else(|| {
                 ScenarioError::new(
                     key.clone(),
                     format!(
@@ -213,14 +211,17 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
                 )
             })?,
         };
-        for _ in 0..f.count.unwrap_or(k::FLOW_COUNT.int() as u32) {
+        for _ in 0..f.replicas() {
             flows.push(plan_flow(flows.len() as u32, f, path.clone(), &sc.tcp, end));
         }
     }
-    if let Some(rf) = &sc.random_flows {
-        let mut rng = RngStream::new(rf.flow_seed.unwrap_or(sc.seed), 0, StreamPurpose::FlowSelection);
-        let min_hops = rf.min_hops.unwrap_or(k::RF_MIN_HOPS.int() as u32);
-        let max_hops = rf.max_hops.unwrap_or(u32::MAX);
+    if let Given::Given(rf) = &sc.random_flows {
+        let mut rng = RngStream::new(rf.flow_seed.or(sc.seed), 0, StreamPurpose::FlowSelection);
+        let min_hops = rf.min_hops;
+        let max_hops = match rf.max_hops {
+            Limit::Unlimited => u32::MAX,
+            Limit::AtMost(h) => h,
+        };
         for _ in 0..rf.count {
             // Source uniform over nodes; destination uniform over the nodes
             // min_hops..=max_hops away from it (one bounded BFS per draw).
@@ -242,58 +243,44 @@ pub fn build(sc: &Scenario) -> Result<Plan, ScenarioError> {
                     "random_flows.min_hops",
                     format!(
                         "no connected node pair found between random_flows.min_hops = {min_hops} and max_hops = {} hops apart in this topology (1000 draws)",
-                        rf.max_hops.map_or("unlimited".to_string(), |m| m.to_string())
+                        match rf.max_hops {
+                            Limit::Unlimited => "unlimited".to_string(),
+                            Limit::AtMost(m) => m.to_string(),
+                        }
                     ),
                 ));
             };
             flows.push(plan_flow(flows.len() as u32, &rf.flow(src, dst), path, &sc.tcp, end));
         }
     }
-    Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps, batch_means })
+    Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps, cw, batch_means })
 }
 
-/// The topology layer's plain description of a resolved `[topology]` table
-/// (`resolve` required or filled every value the kind uses).
-pub(crate) fn layout(t: &TopologySpec, run_seed: u64) -> Result<topology::Layout, ScenarioError> {
+/// The topology layer's plain description of a resolved `[topology]` table.
+pub(crate) fn layout(t: &Topology, run_seed: u64) -> topology::Layout {
     use topology::Layout;
-    fn given<T: Copy>(key: &str, v: Option<T>) -> Result<T, ScenarioError> {
-        v.ok_or_else(|| {
-            ScenarioError::new(key, format!("`{key}` not resolved: the topology needs a resolved scenario"))
-        })
+    match *t {
+        Topology::Chain { hops, spacing_m } => Layout::Chain { hops, spacing_m },
+        Topology::Grid { spacing_m, rows, cols } => Layout::Grid { rows, cols, spacing_m },
+        Topology::Cross { hops, spacing_m } => Layout::Cross { hops, spacing_m },
+        Topology::ParallelChains { hops, spacing_m, chains, chain_gap_m, ref gateway } => Layout::ParallelChains {
+            chains,
+            hops,
+            spacing_m,
+            gap_m: chain_gap_m,
+            gateway: *gateway == Given::Given(true),
+        },
+        Topology::Star { leaves, radius_m } => Layout::Star { leaves, radius_m },
+        Topology::Random { nodes, width_m, height_m, ref topology_seed, .. } => {
+            Layout::Random { nodes, width_m, height_m, seed: topology_seed.or(run_seed) }
+        }
+        Topology::Explicit { ref positions } => {
+            Layout::Explicit(positions.iter().map(|p| Position { x: p[0], y: p[1] }).collect())
+        }
     }
-    let spacing_m = || given("topology.spacing_m", t.spacing_m);
-    Ok(match t.kind {
-        TopologyKind::Chain => Layout::Chain { hops: given("topology.hops", t.hops)?, spacing_m: spacing_m()? },
-        TopologyKind::Grid => Layout::Grid {
-            rows: given("topology.rows", t.rows)?,
-            cols: given("topology.cols", t.cols)?,
-            spacing_m: spacing_m()?,
-        },
-        TopologyKind::Cross => Layout::Cross { hops: given("topology.hops", t.hops)?, spacing_m: spacing_m()? },
-        TopologyKind::ParallelChains => Layout::ParallelChains {
-            chains: given("topology.chains", t.chains)?,
-            hops: given("topology.hops", t.hops)?,
-            spacing_m: spacing_m()?,
-            gap_m: given("topology.chain_gap_m", t.chain_gap_m)?,
-            gateway: t.gateway == Some(true),
-        },
-        TopologyKind::Star => Layout::Star {
-            leaves: given("topology.leaves", t.leaves)?,
-            radius_m: given("topology.radius_m", t.radius_m)?,
-        },
-        TopologyKind::Random => Layout::Random {
-            nodes: given("topology.nodes", t.nodes)?,
-            width_m: given("topology.width_m", t.width_m)?,
-            height_m: given("topology.height_m", t.height_m)?,
-            seed: t.topology_seed.unwrap_or(run_seed),
-        },
-        TopologyKind::Explicit => Layout::Explicit(
-            t.positions.as_deref().unwrap_or(&[]).iter().map(|p| Position { x: p[0], y: p[1] }).collect(),
-        ),
-    })
 }
 
-fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<Vec<u32>, ScenarioError> {
+fn check_route(key: &str, route: &[u32], f: &Flow, ch: &Channel) -> Result<Vec<u32>, ScenarioError> {
     let n = ch.len() as u32;
     let shown = format!("{route:?}");
     if route.len() < 2 || route[0] != f.src || route.last() != Some(&f.dst) {
@@ -323,55 +310,39 @@ fn check_route(key: &str, route: &[u32], f: &FlowSpec, ch: &Channel) -> Result<V
     Ok(route.to_vec())
 }
 
-/// The `[tcp]` defaults with flow `f`'s own TCP keys applied.
-pub(crate) fn flow_tcp(tcp_defaults: &TcpSpec, f: &FlowSpec) -> TcpSpec {
-    let mut tcp = tcp_defaults.clone();
-    if let Some(v) = f.variant {
-        tcp.variant = v;
-    }
-    if let Some(v) = f.payload_bytes {
-        tcp.payload_bytes = v;
-    }
-    if let Some(v) = f.max_window {
-        tcp.max_window = v;
-    }
-    if let Some(v) = f.ecn {
-        tcp.ecn = v;
-    }
-    if let Some(v) = f.delayed_ack {
-        tcp.delayed_ack = v;
-    }
-    if let Some(v) = f.min_rto_s {
-        tcp.min_rto_s = v;
-    }
-    tcp
-}
-
-fn plan_flow(id: u32, f: &FlowSpec, path: Vec<u32>, tcp_defaults: &TcpSpec, end: Time) -> FlowPlan {
-    let tcp = flow_tcp(tcp_defaults, f);
+fn plan_flow(id: u32, f: &Flow, path: Vec<u32>, tcp_defaults: &Tcp, end: Time) -> FlowPlan {
+    let tcp = f.tcp.apply(tcp_defaults);
+    let (rate_bps, packet_bytes, jitter) = match &f.traffic {
+        // Over TCP a CBR packet left unsized is one segment.
+        Traffic::Cbr { rate_bps, packet_bytes, jitter } => (*rate_bps, packet_bytes.or(tcp.payload_bytes), *jitter),
+        _ => (0.0, 0, k::FLOW_JITTER.num()),
+    };
     FlowPlan {
         id,
         src: f.src,
         dst: f.dst,
         transport: f.transport,
-        app: f.app.unwrap_or(AppKind::Cbr),
-        rate_bps: f.rate_bps.unwrap_or(0.0),
-        packet_bytes: f.packet_bytes.unwrap_or(if f.transport == TransportKind::Tcp && f.app == Some(AppKind::Cbr) {
-            tcp.payload_bytes
-        } else {
-            0
-        }),
-        jitter: f.jitter.unwrap_or(k::FLOW_JITTER.num()),
+        app: f.traffic.app(),
+        rate_bps,
+        packet_bytes,
+        jitter,
         start: from_secs(f.start_s),
-        stop: f.stop_s.map(from_secs).unwrap_or(end).min(end),
-        pauses: f.pauses.iter().flatten().map(|&[a, b]| (from_secs(a), from_secs(b))).collect(),
+        stop: match f.stop_s {
+            Inherit::Inherited => end,
+            Inherit::Own(s) => from_secs(s),
+        }
+        .min(end),
+        pauses: match &f.traffic {
+            Traffic::Ftp { pauses: Given::Given(p) } => p.iter().map(|&[a, b]| (from_secs(a), from_secs(b))).collect(),
+            _ => Vec::new(),
+        },
         path,
-        http: (f.app == Some(AppKind::Http)).then(|| HttpParams {
-            mean_page_bytes: f.mean_page_bytes.unwrap_or(k::FLOW_MEAN_PAGE_BYTES.num()),
-            page_shape: f.page_shape.unwrap_or(k::FLOW_PAGE_SHAPE.num()),
-            mean_think_s: f.mean_think_s.unwrap_or(k::FLOW_MEAN_THINK_S.num()),
-            payload_bytes: tcp.payload_bytes,
-        }),
+        http: match f.traffic {
+            Traffic::Http { mean_page_bytes, page_shape, mean_think_s } => {
+                Some(HttpParams { mean_page_bytes, page_shape, mean_think_s, payload_bytes: tcp.payload_bytes })
+            }
+            _ => None,
+        },
         tcp,
     }
 }

@@ -2,17 +2,16 @@
 //! the canonical resolved form, and building a network plan.
 //!
 //! Three stages: the parsed [`Scenario`] (what the file says; optional keys
-//! are `Option`s), the resolved `Scenario` (`validate::resolve` checked every
-//! value and filled every default; it is what is hashed and stored) and the
-//! [`Plan`] built from it, which the simulator runs. Where `build` needs a
-//! value resolution filled it takes it by pattern (refusing an unresolved
-//! scenario with an error) and carries it in the plan, so no `unwrap()` on
-//! scenario values follows validation.
+//! are `Option`s), the [`Resolved`] scenario (`validate::resolve` checked
+//! every value and filled every default; no `Option` is left, and it is what
+//! is hashed and stored) and the [`Plan`] built from it, which the simulator
+//! runs.
 
 pub mod build;
 pub mod error;
 pub mod keys;
 pub mod overrides;
+pub mod resolved;
 pub mod schema;
 pub mod validate;
 pub mod warnings;
@@ -20,18 +19,19 @@ pub mod wstar;
 
 pub use build::{build, FlowPlan, Plan};
 pub use error::ScenarioError;
+pub use resolved::Resolved;
 pub use schema::Scenario;
 pub use warnings::warnings;
 
 /// Parse scenario TOML, apply `(dotted.key, value)` overrides, deserialize
 /// (unknown keys rejected) and validate, filling every default.
-pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Resolved, ScenarioError> {
     resolve_text(text, overrides).map(|(sc, _)| sc)
 }
 
 /// [`parse`], and the plan when resolution already had to build it (a
 /// `max_window = "wstar"` needs each flow's path), so no run builds twice.
-fn resolve_text(text: &str, overrides: &[(String, String)]) -> Result<(Scenario, Option<Plan>), ScenarioError> {
+fn resolve_text(text: &str, overrides: &[(String, String)]) -> Result<(Resolved, Option<Plan>), ScenarioError> {
     let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(text, &e))?;
     for (k, v) in overrides {
         overrides::apply(&mut table, k, v)?;
@@ -60,7 +60,7 @@ pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Plan, Scenario
 /// Canonical JSON of a resolved scenario: sorted keys, no whitespace. Two
 /// scenarios that run identically (same values, defaults included) give the
 /// same string; the seed is part of it.
-pub fn canonical_json(sc: &Scenario) -> String {
+pub fn canonical_json(sc: &Resolved) -> String {
     let v = serde_json::to_value(sc).expect("scenario serializes");
     serde_json::to_string(&v).expect("json")
 }

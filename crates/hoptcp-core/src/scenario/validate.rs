@@ -3,6 +3,7 @@
 
 use super::error::ScenarioError;
 use super::keys as k;
+use super::resolved::Resolved;
 use super::schema::*;
 use crate::mac::Standard;
 
@@ -36,8 +37,14 @@ fn require<T: Copy>(key: &str, v: Option<T>, kind: &str) -> R<T> {
     v.ok_or_else(|| ScenarioError::new(key, format!("`{key}` is required for topology.kind = \"{kind}\"")))
 }
 
-/// Check every value that does not depend on the topology and fill defaults.
-pub fn resolve(mut sc: Scenario) -> R<Scenario> {
+/// Check every value that does not depend on the topology and fill
+/// defaults: the resolved scenario, with no `Option` left.
+pub fn resolve(sc: Scenario) -> R<Resolved> {
+    Resolved::from_filled(fill(sc)?)
+}
+
+/// The parsed scenario checked, with every default written in.
+fn fill(mut sc: Scenario) -> R<Scenario> {
     positive("duration_s", sc.duration_s, "simulated seconds")?;
     resolve_topology(&mut sc.topology)?;
     resolve_radio(&mut sc.radio)?;
@@ -50,7 +57,7 @@ pub fn resolve(mut sc: Scenario) -> R<Scenario> {
     let gap_on = sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).is_some_and(|g| g.enabled);
     resolve_tcp(&mut sc.tcp, &sc.flows, gap_on)?;
     if let Some(w) = sc.wired.as_mut() {
-        let n_wireless = super::build::layout(&sc.topology, sc.seed)?.node_count() as u32;
+        let n_wireless = super::build::layout(&super::resolved::topology(&sc.topology)?, sc.seed).node_count() as u32;
         resolve_wired(w, &sc.topology, n_wireless)?;
     }
     for (i, f) in sc.flows.iter_mut().enumerate() {
@@ -446,7 +453,18 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
         let q = *l.queue_limit.get_or_insert(limit);
         k::WIRED_LINK_QUEUE_LIMIT.check_int(&format!("{key}.queue_limit"), q as u64)?;
     }
-    let net = crate::wired::WiredNet::new(first, nodes, gateway, &wired_links(links));
+    let params: Vec<_> = links
+        .iter()
+        .map(|l| {
+            let p = super::resolved::link_params(
+                l.bandwidth_mbps.unwrap_or(bw),
+                l.delay_ms.unwrap_or(delay),
+                l.queue_limit.unwrap_or(limit),
+            );
+            (l.a, l.b, p)
+        })
+        .collect();
+    let net = crate::wired::WiredNet::new(first, nodes, gateway, &params);
     if let Some(&v) = net.unreachable().first() {
         return Err(ScenarioError::value(
             "wired.links",
@@ -499,24 +517,6 @@ fn resolve_ldm(ip: &mut IpSpec) -> R<()> {
         ip.ldm = None;
     }
     Ok(())
-}
-
-/// The resolved links as `(a, b, params)`.
-pub(crate) fn wired_links(links: &[WiredLinkSpec]) -> Vec<(u32, u32, crate::wired::LinkParams)> {
-    links
-        .iter()
-        .map(|l| {
-            (
-                l.a,
-                l.b,
-                crate::wired::LinkParams {
-                    bandwidth_bps: l.bandwidth_mbps.unwrap_or(k::WIRED_BANDWIDTH_MBPS.num()) * 1e6,
-                    delay: (l.delay_ms.unwrap_or(k::WIRED_DELAY_MS.num()) * 1e6).round() as crate::engine::Time,
-                    queue_limit: l.queue_limit.unwrap_or(k::WIRED_QUEUE_LIMIT.int() as u32),
-                },
-            )
-        })
-        .collect()
 }
 
 fn resolve_routing(r: &mut RoutingSpec) -> R<()> {

@@ -3,30 +3,31 @@
 //! that a silent no-op is never mistaken for a result.
 
 use super::build::FlowPlan;
-use super::schema::{RoutingProtocol, Scenario, TcpVariantSpec, TransportKind};
+use super::resolved::{Resolved, Routing};
+use super::schema::{Scenario, TcpVariantSpec, TransportKind};
 use crate::net::ldm::LdmEstimate;
 use crate::net::MarkAction;
 use crate::stats::series::SeriesKind;
 use serde::Serialize;
 
 /// Does anything in the network set CE on ECN-capable packets?
-pub fn has_ecn_marker(sc: &Scenario) -> bool {
+pub fn has_ecn_marker(sc: &Resolved) -> bool {
     link_red_marks(sc) || ldm_marks(sc)
 }
 
-fn link_red_marks(sc: &Scenario) -> bool {
-    sc.mac.link_red.as_ref().is_some_and(|r| r.enabled && r.action.marks())
+fn link_red_marks(sc: &Resolved) -> bool {
+    sc.mac.link_red.get().is_some_and(|r| r.enabled && r.action.marks())
 }
 
-fn ldm_marks(sc: &Scenario) -> bool {
-    sc.ip.ldm.as_ref().is_some_and(|l| l.enabled && l.action.marks())
+fn ldm_marks(sc: &Resolved) -> bool {
+    sc.ip.ldm.get().is_some_and(|l| l.enabled && l.action.marks())
 }
 
 /// The initial TTL every packet of the run starts with.
-fn initial_ttl(sc: &Scenario) -> u32 {
-    match sc.routing.protocol {
-        RoutingProtocol::Static => sc.ip.ttl,
-        RoutingProtocol::Aodv => sc.routing.aodv.clone().unwrap_or_default().params().network_diameter as u32,
+fn initial_ttl(sc: &Resolved) -> u32 {
+    match &sc.routing {
+        Routing::Static => sc.ip.ttl,
+        Routing::Aodv { aodv } => aodv.params().network_diameter as u32,
     }
 }
 
@@ -76,7 +77,7 @@ pub(crate) fn set_while_disabled(sc: &Scenario) -> Vec<String> {
 }
 
 /// The warnings of a scenario and its planned flows.
-pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
+pub fn warnings(sc: &Resolved, flows: &[FlowPlan]) -> Vec<String> {
     let ecn_flows: Vec<u32> =
         flows.iter().filter(|f| f.transport == TransportKind::Tcp && f.tcp.ecn).map(|f| f.id).collect();
     let mut out = Vec::new();
@@ -89,7 +90,7 @@ pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
             flows.len()
         ));
     }
-    if let Some(l) = sc.ip.ldm.as_ref().filter(|l| l.enabled) {
+    if let Some(l) = sc.ip.ldm.get().filter(|l| l.enabled) {
         if ldm_marks(sc) && ecn_flows.is_empty() {
             out.push(format!(
                 "ip.ldm.action = \"{}\", but no flow is ECN-capable (tcp.ecn = false): {}",
@@ -111,7 +112,7 @@ pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
         }
     }
     if link_red_marks(sc) && ecn_flows.is_empty() {
-        let action = sc.mac.link_red.as_ref().map(|r| r.action);
+        let action = sc.mac.link_red.get().map(|r| r.action);
         out.push(if action == Some(MarkAction::MarkEctOnly) {
             "mac.link_red.action = \"mark_ect_only\", but no flow is ECN-capable (tcp.ecn = false): Link RED never \
              acts in this run"
@@ -124,7 +125,7 @@ pub fn warnings(sc: &Scenario, flows: &[FlowPlan]) -> Vec<String> {
     }
     for kind in &sc.stats.series {
         let unused = match kind {
-            SeriesKind::Gateway => !sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).is_some_and(|g| g.enabled),
+            SeriesKind::Gateway => !sc.wired.get().and_then(|w| w.tcp_gap.get()).is_some_and(|g| g.enabled),
             SeriesKind::TcpAp => !flows.iter().any(|f| f.tcp.variant == TcpVariantSpec::TcpAp),
             SeriesKind::Cwnd | SeriesKind::Ssthresh | SeriesKind::Rtt | SeriesKind::Rto => {
                 !flows.iter().any(|f| f.transport == TransportKind::Tcp)

@@ -6,7 +6,8 @@
 
 use super::build::Plan;
 use super::error::ScenarioError;
-use super::schema::{Scenario, TopologyKind, TransportKind};
+use super::resolved::{Inherit, Resolved};
+use super::schema::{TopologyKind, TransportKind};
 use crate::models::wstar;
 use toml::{Table, Value};
 
@@ -77,8 +78,8 @@ pub fn for_path(kind: TopologyKind, hops: u32) -> u32 {
 /// `tcp.max_window` itself becomes the first flow's W*. Returns the plan,
 /// built once: the windows change no path, so only the flows' TCP settings
 /// are brought up to date.
-pub fn resolve(sc: &mut Scenario, named: &Named) -> Result<Plan, ScenarioError> {
-    if named.tcp && sc.random_flows.is_some() {
+pub fn resolve(sc: &mut Resolved, named: &Named) -> Result<Plan, ScenarioError> {
+    if named.tcp && !sc.random_flows.is_absent() {
         return Err(ScenarioError::value(
             "tcp.max_window",
             "\"wstar\"",
@@ -90,10 +91,12 @@ pub fn resolve(sc: &mut Scenario, named: &Named) -> Result<Plan, ScenarioError> 
     let mut first = None;
     for (i, f) in sc.flows.iter_mut().enumerate() {
         let hops = plan.flows[at].path.len().saturating_sub(1) as u32;
-        at += f.count.unwrap_or(1) as usize;
-        if named.flows.contains(&i) || (named.tcp && f.max_window.is_none() && f.transport == TransportKind::Tcp) {
-            let w = for_path(sc.topology.kind, hops);
-            f.max_window = Some(w);
+        at += f.replicas() as usize;
+        if named.flows.contains(&i)
+            || (named.tcp && f.tcp.max_window.is_inherited() && f.transport == TransportKind::Tcp)
+        {
+            let w = for_path(sc.topology.kind(), hops);
+            f.tcp.max_window = Inherit::Own(w);
             first.get_or_insert(w);
         }
     }
@@ -104,8 +107,8 @@ pub fn resolve(sc: &mut Scenario, named: &Named) -> Result<Plan, ScenarioError> 
     let mut plan = plan;
     let mut at = 0usize;
     for f in &sc.flows {
-        let n = f.count.unwrap_or(1) as usize;
-        let tcp = super::build::flow_tcp(&sc.tcp, f);
+        let n = f.replicas() as usize;
+        let tcp = f.tcp.apply(&sc.tcp);
         for p in &mut plan.flows[at..at + n] {
             p.tcp = tcp.clone();
         }

@@ -21,7 +21,7 @@ use crate::net::ldm::{Forwarded, LdmCounters, LdmEstimate, LdmNode, LdmParams, O
 use crate::net::routing::aodv::{Aodv, AodvParams, DataRef};
 use crate::net::routing::{AodvRouting, Routing};
 use crate::net::DropCause;
-use crate::scenario::schema::LdmSpec;
+use crate::scenario::resolved::Ldm;
 use crate::scenario::FlowPlan;
 use crate::stats::run_trace::PacketEvent;
 use crate::wire::BROADCAST;
@@ -40,7 +40,7 @@ pub(crate) struct LdmRun {
 }
 
 impl LdmRun {
-    pub fn new(spec: &LdmSpec, flows: &[FlowPlan], n_nodes: usize, seed: u64) -> Self {
+    pub fn new(spec: &Ldm, flows: &[FlowPlan], n_nodes: usize, seed: u64) -> Self {
         let params = spec.params();
         let mut node_flows = vec![0u32; n_nodes];
         for f in flows {

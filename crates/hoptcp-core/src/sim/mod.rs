@@ -31,7 +31,8 @@ use crate::mac::{
 use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
 use crate::net::IfQueue;
 use crate::phy::Channel;
-use crate::scenario::schema::{AppKind, MacSpec, RoutingProtocol, TcpVariantSpec, TransportKind};
+use crate::scenario::resolved;
+use crate::scenario::schema::{AppKind, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
 use crate::stats::batch_means::BatchMeans;
 use crate::stats::pcap::FlowInfo;
@@ -202,7 +203,7 @@ fn tcp_flow(f: &FlowPlan, seed: u64, link_rate_bps: f64) -> TcpFlow {
             TcpVariantSpec::Reno => Variant::Reno,
             TcpVariantSpec::Vegas => Variant::Vegas,
         },
-        pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.ap.clone().unwrap_or_default().config(link_rate_bps)),
+        pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.pacing(link_rate_bps)),
         payload_bytes: t.payload_bytes,
         max_window: t.max_window,
         initial_window: t.initial_window,
@@ -283,9 +284,9 @@ pub(crate) struct ApSeries {
 
 /// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
 /// adaptive pacing (`[mac.link_red]`, `[mac.adaptive_pacing]`).
-pub(crate) fn link_policy(mac: &MacSpec, seed: u64, node: u32) -> LinkPolicy {
-    let red = mac.link_red.as_ref();
-    let pacing = mac.adaptive_pacing.as_ref().filter(|a| a.enabled);
+pub(crate) fn link_policy(mac: &resolved::Mac, seed: u64, node: u32) -> LinkPolicy {
+    let red = mac.link_red.get();
+    let pacing = mac.adaptive_pacing.get().filter(|a| a.enabled);
     if !red.is_some_and(|r| r.enabled) && pacing.is_none() {
         return LinkPolicy::Standard;
     }
@@ -313,8 +314,7 @@ impl Simulation {
         let batch_plan = plan.batch_means;
         let (data_rate, basic_rate) = plan.rates_mbps;
         let mut timing = Timing::new(sc.radio.standard, data_rate, basic_rate);
-        timing.cw_min = sc.mac.cw_min.unwrap_or(timing.cw_min);
-        timing.cw_max = sc.mac.cw_max.unwrap_or(timing.cw_max);
+        (timing.cw_min, timing.cw_max) = plan.cw;
         let mut p = MacParams::new(
             timing,
             sc.mac.frame_format,
@@ -326,16 +326,13 @@ impl Simulation {
         p.slot_count = sc.mac.backoff_slots;
         let n = plan.channel.len();
         let nodes = NodeTable::new(n, seed, timing.cw_min, &sc.mac);
-        let routing = match sc.routing.protocol {
-            RoutingProtocol::Static => {
+        let routing = match &sc.routing {
+            resolved::Routing::Static => {
                 Routing::Static(StaticRoutes::new(plan.flows.iter().map(|f| f.path.clone()).collect()))
             }
-            RoutingProtocol::Aodv => Routing::Aodv(AodvRouting::new(
-                sc.routing.aodv.clone().unwrap_or_default().params(),
-                n,
-                plan.flows.len(),
-                seed,
-            )),
+            resolved::Routing::Aodv { aodv } => {
+                Routing::Aodv(AodvRouting::new(aodv.params(), n, plan.flows.len(), seed))
+            }
         };
         let flows = plan
             .flows
@@ -367,8 +364,8 @@ impl Simulation {
             ll_delay: from_us(0) + (sc.ip.ll_delay_us * 1000.0).round() as Time,
             ttl: sc.ip.ttl.min(255) as u8,
             warmup: from_secs(sc.stats.warmup_s),
-            series_interval: sc.stats.throughput_interval_s.map(from_secs),
-            batch_packets: sc.stats.batch_packets,
+            series_interval: sc.stats.throughput_interval_s.get().map(|&s| from_secs(s)),
+            batch_packets: sc.stats.batch_packets.get().copied(),
             batch_means: None,
             stopped_at: None,
             next_uid: 0,
@@ -380,9 +377,9 @@ impl Simulation {
                 .wired
                 .as_ref()
                 .map_or(wired::Domains::WIRELESS, |w| wired::Domains { first_wired: w.first, gateway: w.gateway }),
-            gap: sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).filter(|g| g.enabled).map(|g| {
+            gap: sc.wired.get().and_then(|w| w.tcp_gap.get()).filter(|g| g.enabled).map(|g| {
                 let cfg = crate::gateway::tcp_gap::GapConfig {
-                    pacing: sc.tcp.ap.clone().unwrap_or_default().config(timing.data_rate_bps),
+                    pacing: sc.tcp.pacing(timing.data_rate_bps),
                     buffer_packets: g.buffer_packets,
                     flow_timeout: from_secs(g.flow_timeout_s),
                     goodput_control: g.goodput_control.then(|| crate::gateway::tcp_gap::GoodputControl {
@@ -398,7 +395,7 @@ impl Simulation {
                 Box::new(wired::GapState { gateway, timer: (0, None), out: Vec::new() })
             }),
             wired: plan.wired,
-            ldm: sc.ip.ldm.as_ref().filter(|l| l.enabled).map(|l| ip::LdmRun::new(l, &plan.flows, n, seed)),
+            ldm: sc.ip.ldm.get().filter(|l| l.enabled).map(|l| ip::LdmRun::new(l, &plan.flows, n, seed)),
             ap_series: sc.stats.series.contains(&SeriesKind::TcpAp).then(|| {
                 Box::new(ApSeries { log: SeriesLog::default(), last: vec![Default::default(); plan.flows.len()] })
             }),
@@ -407,7 +404,7 @@ impl Simulation {
                 &sc.stats.series,
                 plan.flows.len(),
                 n,
-                sc.stats.air_window_s.map(|[a, b]| (from_secs(a), from_secs(b))),
+                sc.stats.air_window_s.get().map(|&[a, b]| (from_secs(a), from_secs(b))),
             )
             .map(Box::new),
         };

@@ -12,7 +12,7 @@ use super::{link_policy, Node};
 use crate::engine::{RngStream, StreamPurpose, Time};
 use crate::mac::Dcf;
 use crate::net::IfQueue;
-use crate::scenario::schema::MacSpec;
+use crate::scenario::resolved::Mac;
 
 /// Slot of a node not created yet.
 const ABSENT: u32 = u32::MAX;
@@ -26,11 +26,11 @@ pub(crate) struct NodeTable {
     seed: u64,
     cw_min: u32,
     queue_limit: u32,
-    mac: MacSpec,
+    mac: Mac,
 }
 
 impl NodeTable {
-    pub fn new(count: usize, seed: u64, cw_min: u32, mac: &MacSpec) -> Self {
+    pub fn new(count: usize, seed: u64, cw_min: u32, mac: &Mac) -> Self {
         NodeTable {
             slot: vec![ABSENT; count],
             nodes: Vec::new(),
