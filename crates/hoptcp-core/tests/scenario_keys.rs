@@ -319,5 +319,5 @@ fn aodv_table_defaults_are_the_routing_layers_defaults() {
     // Written once (net/routing/aodv/params.rs): the resolved [routing.aodv]
     // of a scenario that sets nothing gives exactly AodvParams::default().
     let d = hoptcp_core::scenario::schema::AodvSpec::default();
-    assert_eq!(d.params(), hoptcp_core::net::routing::aodv::AodvParams::default());
+    assert_eq!(d.params(), Default::default());
 }
