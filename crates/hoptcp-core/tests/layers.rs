@@ -4,7 +4,6 @@
 //! `file:line imports LAYER (above)`. Same-rank folders may not import each
 //! other either, so the folders' drawing cannot hold a cycle.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Top-level folders (and `lib.rs`, the facade) by rank, lowest first.
