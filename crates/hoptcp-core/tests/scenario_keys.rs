@@ -313,3 +313,11 @@ fn declared_defaults_are_what_resolution_fills_in() {
     }
     assert!(compared >= 70, "only {compared} defaults compared");
 }
+
+#[test]
+fn aodv_table_defaults_are_the_routing_layers_defaults() {
+    // Written once (net/routing/aodv/params.rs): the resolved [routing.aodv]
+    // of a scenario that sets nothing gives exactly AodvParams::default().
+    let d = hoptcp_core::scenario::schema::AodvSpec::default();
+    assert_eq!(d.params(), Default::default());
+}

@@ -925,14 +925,6 @@ mod tests {
         assert!(fields.is_empty(), "Option in the resolved type: {fields:?}");
     }
 
-    #[test]
-    fn aodv_table_defaults_are_the_routing_layers_defaults() {
-        // Written once (net/routing/aodv/params.rs): the resolved [routing.aodv]
-        // of a scenario that sets nothing gives exactly AodvParams::default().
-        let d = AodvSpec::default();
-        assert_eq!(d.params(), crate::net::routing::aodv::AodvParams::default());
-    }
-
     const CHAIN: &str = "[topology]\nkind = \"chain\"\nhops = 3\n[[flows]]\nsrc = 0\ndst = 3\ntransport = \"tcp\"\n";
 
     #[test]
