@@ -134,6 +134,83 @@ fn no_module_imports_a_higher_layer() {
     assert!(violations.is_empty(), "upward imports:\n{}", violations.join("\n"));
 }
 
+/// What `sim/` may name in `scenario`: the plan, which holds the layers' own
+/// types, and the module that defines it. The parsed and resolved scenario
+/// (`schema`, `resolved`, `keys`, `validate`, …) are converted in the build.
+const SIM_SEES_OF_SCENARIO: &[&str] = &["Plan", "FlowPlan", "StatsPlan", "BatchMeansPlan", "build"];
+
+/// Every `scenario::` name a file under `sim/` uses beyond the plan, as
+/// `rel:line imports scenario::NAME (not the plan)`.
+fn scenario_reads(rel: &str, text: &str) -> Vec<String> {
+    if !rel.starts_with("sim/") {
+        return Vec::new();
+    }
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut found = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        let mut rest = code.split("//").next().unwrap_or("");
+        while let Some(i) = rest.find("scenario::") {
+            let before = rest[..i].chars().last();
+            let after = &rest[i + "scenario::".len()..];
+            rest = after;
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue; // `my_scenario::`
+            }
+            let names: Vec<String> = match after.strip_prefix('{') {
+                Some(group) => group.split('}').next().unwrap_or("").split(',').map(|s| ident(s.trim())).collect(),
+                None => vec![ident(after)],
+            };
+            for name in names.into_iter().filter(|s| !s.is_empty()) {
+                if !SIM_SEES_OF_SCENARIO.contains(&name.as_str()) {
+                    found.push(format!("{rel}:{} imports scenario::{name} (not the plan)", n + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn sim_reads_only_the_plan_of_the_scenario() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src.join("sim"), &mut files);
+    files.sort();
+    let mut reads = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap().to_str().unwrap().replace('\\', "/");
+        reads.extend(scenario_reads(&rel, &std::fs::read_to_string(f).unwrap()));
+    }
+    assert!(reads.is_empty(), "sim/ reads the scenario beyond its plan:\n{}", reads.join("\n"));
+}
+
+#[test]
+fn a_scenario_read_in_sim_is_caught() {
+    let text =
+        "//! sim runs a scenario::Plan\nuse crate::scenario::{FlowPlan, Plan};\nuse crate::scenario::resolved::Mac;\n\
+                use crate::scenario::schema::{AppKind, TransportKind};\n";
+    assert_eq!(
+        scenario_reads("sim/mod.rs", text),
+        [
+            "sim/mod.rs:3 imports scenario::resolved (not the plan)",
+            "sim/mod.rs:4 imports scenario::schema (not the plan)"
+        ]
+    );
+    // Grouped, and a call through the path.
+    let text = "use crate::scenario::{Plan, keys};\n    let w = crate::scenario::warnings(&sc, &flows);\n";
+    assert_eq!(
+        scenario_reads("sim/ip.rs", text),
+        ["sim/ip.rs:1 imports scenario::keys (not the plan)", "sim/ip.rs:2 imports scenario::warnings (not the plan)"]
+    );
+    // The plan's module passes; files outside sim/ are not this rule's.
+    assert!(scenario_reads("sim/ip.rs", "use crate::scenario::build::StatsPlan;\n").is_empty());
+    assert!(scenario_reads("lib.rs", "use crate::scenario::resolved::Resolved;\n").is_empty());
+}
+
 #[test]
 fn every_folder_has_a_rank() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

@@ -13,11 +13,6 @@ pub fn from_secs(s: f64) -> Time {
     (s * NS_PER_S as f64).round() as Time
 }
 
-/// Microseconds to nanoseconds.
-pub const fn from_us(us: u64) -> Time {
-    us * NS_PER_US
-}
-
 /// Nanoseconds to seconds, for reports.
 pub fn to_secs(t: Time) -> f64 {
     t as f64 / NS_PER_S as f64

@@ -10,9 +10,9 @@
 //!   given up), with the packet's failed attempts (`GetMacRetries`);
 //! - [`LinkPolicy::extra_backoff_after_success`] after an ACK (Algorithm 2).
 
-use super::adaptive_pacing::{AdaptivePacing, PacingWait};
+use super::adaptive_pacing::{AdaptivePacing, PacingConfig, PacingWait};
 use super::dcf::MacParams;
-use super::link_red::{LinkRed, RetryAverage};
+use super::link_red::{LinkRed, LinkRedParams, RetryAverage};
 use crate::engine::time::to_secs;
 use crate::engine::Time;
 use crate::wire::Frame;
@@ -26,6 +26,20 @@ pub enum LinkPolicy {
     Standard,
     /// Fu et al.'s link layer: Link RED and/or adaptive pacing.
     Fu(FuLink),
+}
+
+/// Fu et al.'s link layer as every node runs it (each node adds its own
+/// random stream for Link RED).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FuLinkConfig {
+    /// EWMA weight of the retry average (Link RED's `weight`, kept for pacing too).
+    pub weight: f64,
+    /// Link RED's min_th: its marking threshold and the pacing trigger's.
+    pub min_th: f64,
+    /// None: Link RED off.
+    pub red: Option<LinkRedParams>,
+    /// None: adaptive pacing off.
+    pub pacing: Option<PacingConfig>,
 }
 
 /// Link RED and adaptive pacing at one node, sharing one retry average.

@@ -41,6 +41,15 @@ pub enum LdmEstimate {
     Oracle,
 }
 
+/// LDM as a run uses it: the marker's constants, what it does to a picked
+/// packet, and where its counts come from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LdmConfig {
+    pub params: LdmParams,
+    pub action: crate::wire::MarkAction,
+    pub estimate: LdmEstimate,
+}
+
 /// The marker's constants.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LdmParams {

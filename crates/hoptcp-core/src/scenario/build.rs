@@ -4,12 +4,21 @@
 
 use super::error::ScenarioError;
 use super::keys as k;
-use super::resolved::{BatchStop, Flow, Given, Inherit, Limit, Resolved, Route, Tcp, Topology, Traffic};
-use super::schema::{AppKind, TransportKind};
+use super::resolved::{
+    BatchStop, Flow, Given, Inherit, Limit, Mac, Resolved, Route, Routing, Stats, Tcp, Topology, Traffic,
+};
+use super::schema::{TcpVariantSpec, TransportKind};
 use crate::app::http::HttpParams;
+use crate::app::Source;
 use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
+use crate::gateway::tcp_gap::{GapConfig, GoodputControl};
+use crate::mac::{FuLinkConfig, LinkRedParams, MacParams, PacingConfig, Timing};
+use crate::net::ldm::LdmConfig;
+use crate::net::routing::RoutingConfig;
 use crate::phy::{Channel, Position, TwoRayGround};
+use crate::stats::series::SeriesKind;
 use crate::topology;
+use crate::transport::{TcpConfig, Variant};
 use crate::wired::WiredNet;
 
 /// One flow, ready to simulate.
@@ -18,22 +27,13 @@ pub struct FlowPlan {
     pub id: u32,
     pub src: u32,
     pub dst: u32,
-    pub transport: TransportKind,
-    pub app: AppKind,
-    /// CBR only.
-    pub rate_bps: f64,
-    pub packet_bytes: u32,
-    pub jitter: f64,
     pub start: Time,
     pub stop: Time,
-    /// FTP: intervals without new data from the application (`pauses`).
-    pub pauses: Vec<(Time, Time)>,
     /// Node ids from src to dst (static route); ACKs use the reverse.
     pub path: Vec<u32>,
-    /// TCP only: the [tcp] defaults with this flow's overrides applied.
-    pub tcp: Tcp,
-    /// app = "http": the page and think-time model.
-    pub http: Option<HttpParams>,
+    /// TCP's settings, TCP-AP's pacing included (None: UDP).
+    pub tcp: Option<TcpConfig>,
+    pub source: Source,
 }
 
 #[derive(Clone, Debug)]
@@ -43,12 +43,42 @@ pub struct Plan {
     pub flows: Vec<FlowPlan>,
     /// The wired domain (`[wired]`); its node ids follow the channel's.
     pub wired: Option<WiredNet>,
-    /// The resolved radio rates (Mb/s): data frames, control frames.
-    pub rates_mbps: (f64, f64),
-    /// The resolved contention window bounds (slots): CWmin, CWmax.
-    pub cw: (u32, u32),
+    /// The MAC's timing, contention window, retry limits, capture and slot count.
+    pub mac: MacParams,
+    /// Interface queue limit (packets).
+    pub queue_limit: u32,
+    /// Fu et al.'s link layer at every node (None: standard 802.11).
+    pub link: Option<FuLinkConfig>,
+    pub routing: RoutingConfig,
+    /// Low Delay Marking at the forwarding nodes (None: off).
+    pub ldm: Option<LdmConfig>,
+    /// TCP-GAP at the wired gateway (None: off).
+    pub gap: Option<GapConfig>,
+    /// Link-layer delay each way.
+    pub ll_delay: Time,
+    /// Initial TTL of the packets sources send.
+    pub ttl: u8,
+    pub end: Time,
+    pub duration_s: f64,
+    pub stats: StatsPlan,
+    /// What the scenario sets that has no effect in this run.
+    pub warnings: Vec<String>,
+}
+
+/// What the run measures and how (`[stats]`), as plain values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatsPlan {
+    /// Goodput counts from here.
+    pub warmup: Time,
+    /// The throughput series' interval (None: no series).
+    pub interval: Option<Time>,
+    /// Batch marks every this many delivered packets (None: none).
+    pub batch_packets: Option<u32>,
     /// Batch means as a stop rule (`stats.batches` with `batch_packets`).
     pub batch_means: Option<BatchMeansPlan>,
+    pub series: Vec<SeriesKind>,
+    /// The air trace's window (None: the whole run).
+    pub air_window: Option<(Time, Time)>,
 }
 
 /// `[stats]` batch means with every value resolution filled.
@@ -74,20 +104,25 @@ impl Plan {
         let flows: Vec<serde_json::Value> = self
             .flows
             .iter()
-            .map(|f| {
+            .zip(flow_tcp(&self.scenario))
+            .map(|(f, tcp)| {
+                let (rate_bps, packet_bytes, jitter) = match f.source {
+                    Source::Cbr { rate_bps, packet_bytes, jitter } => (rate_bps, packet_bytes, jitter),
+                    _ => (0.0, 0, k::FLOW_JITTER.num()),
+                };
                 serde_json::json!({
                     "id": f.id,
                     "src": f.src,
                     "dst": f.dst,
-                    "transport": f.transport,
-                    "app": f.app,
-                    "rate_bps": f.rate_bps,
-                    "packet_bytes": f.packet_bytes,
-                    "jitter": f.jitter,
+                    "transport": if f.tcp.is_some() { TransportKind::Tcp } else { TransportKind::Udp },
+                    "app": f.source.name(),
+                    "rate_bps": rate_bps,
+                    "packet_bytes": packet_bytes,
+                    "jitter": jitter,
                     "start_s": to_secs(f.start),
                     "stop_s": to_secs(f.stop),
                     "path": f.path,
-                    "tcp": f.tcp,
+                    "tcp": tcp,
                 })
             })
             .collect();
@@ -100,10 +135,106 @@ impl Plan {
     }
 }
 
-pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
-    let rates_mbps = (sc.radio.data_rate_mbps, sc.radio.basic_rate_mbps);
-    let cw = (sc.mac.cw_min, sc.mac.cw_max);
-    let batch_means = match (sc.stats.stop, &sc.stats.batch_packets) {
+/// Each planned flow's resolved TCP settings, in plan order: the [[flows]]
+/// entries (each `count` times), then the random flows (plain [tcp]).
+pub(crate) fn flow_tcp(sc: &Resolved) -> impl Iterator<Item = Tcp> + '_ {
+    sc.flows
+        .iter()
+        .flat_map(|f| std::iter::repeat_n(f.tcp.apply(&sc.tcp), f.replicas() as usize))
+        .chain(std::iter::repeat_with(|| sc.tcp.clone()))
+}
+
+/// The warnings of a scenario and its planned flows.
+pub(crate) fn plan_warnings(sc: &Resolved, flows: &[FlowPlan]) -> Vec<String> {
+    let specs: Vec<(TransportKind, Tcp)> = flows
+        .iter()
+        .zip(flow_tcp(sc))
+        .map(|(f, t)| (if f.tcp.is_some() { TransportKind::Tcp } else { TransportKind::Udp }, t))
+        .collect();
+    super::warnings(sc, &specs)
+}
+
+/// TCP's settings for a flow with resolved `[tcp]` settings `t`; TCP-AP
+/// paces for a wireless link of `link_rate_bps`.
+pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
+    TcpConfig {
+        variant: match t.variant {
+            TcpVariantSpec::Newreno | TcpVariantSpec::TcpAp => Variant::NewReno,
+            TcpVariantSpec::Reno => Variant::Reno,
+            TcpVariantSpec::Vegas => Variant::Vegas,
+        },
+        pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.pacing(link_rate_bps)),
+        payload_bytes: t.payload_bytes,
+        max_window: t.max_window,
+        initial_window: t.initial_window,
+        initial_ssthresh: t.initial_ssthresh,
+        ecn: t.ecn,
+        delayed_ack: t.delayed_ack,
+        min_rto: from_secs(t.min_rto_s),
+        vegas_alpha: t.vegas_alpha,
+        vegas_beta: t.vegas_beta,
+        vegas_gamma: t.vegas_gamma,
+        ..TcpConfig::default()
+    }
+}
+
+/// The MAC's parameters from `[radio]` and `[mac]`.
+fn mac_params(sc: &Resolved) -> MacParams {
+    let mut timing = Timing::new(sc.radio.standard, sc.radio.data_rate_mbps, sc.radio.basic_rate_mbps);
+    (timing.cw_min, timing.cw_max) = (sc.mac.cw_min, sc.mac.cw_max);
+    let mut p = MacParams::new(
+        timing,
+        sc.mac.frame_format,
+        sc.mac.rts_threshold_bytes,
+        sc.mac.short_retry_limit,
+        sc.mac.long_retry_limit,
+        sc.radio.capture_db,
+    );
+    p.slot_count = sc.mac.backoff_slots;
+    p
+}
+
+/// Fu et al.'s link layer (`[mac.link_red]`, `[mac.adaptive_pacing]`); None:
+/// neither is on. Pacing alone still keeps Link RED's retry average (its
+/// weight and min_th, given or default).
+fn fu_link(mac: &Mac) -> Option<FuLinkConfig> {
+    let red = mac.link_red.get();
+    let pacing = mac.adaptive_pacing.get().filter(|a| a.enabled);
+    if !red.is_some_and(|r| r.enabled) && pacing.is_none() {
+        return None;
+    }
+    let spec = red.cloned().unwrap_or_default();
+    Some(FuLinkConfig {
+        weight: spec.weight,
+        min_th: spec.min_th,
+        red: spec.enabled.then_some(LinkRedParams {
+            min_th: spec.min_th,
+            max_th: spec.max_th,
+            max_p: spec.max_p,
+            weight: spec.weight,
+            action: spec.action,
+        }),
+        pacing: pacing.map(|a| PacingConfig { trigger: a.trigger, wait: a.wait, extra: a.extra }),
+    })
+}
+
+/// TCP-GAP at the gateway (`[wired.tcp_gap]`), pacing as `[tcp]`'s TCP-AP.
+fn gap_config(sc: &Resolved, link_rate_bps: f64) -> Option<GapConfig> {
+    let g = sc.wired.get().and_then(|w| w.tcp_gap.get()).filter(|g| g.enabled)?;
+    Some(GapConfig {
+        pacing: sc.tcp.pacing(link_rate_bps),
+        buffer_packets: g.buffer_packets,
+        flow_timeout: from_secs(g.flow_timeout_s),
+        goodput_control: g.goodput_control.then(|| GoodputControl {
+            period: from_secs(g.period_s),
+            threshold: g.threshold,
+            aging: g.aging,
+        }),
+    })
+}
+
+fn stats_plan(st: &Stats) -> Result<StatsPlan, ScenarioError> {
+    let batch_means = match (st.stop, &st.batch_packets) {
         (BatchStop::RunToEnd, _) => None,
         (BatchStop::Batches { batches, discard, confidence }, Given::Given(batch_packets)) => {
             Some(BatchMeansPlan { batch_packets: *batch_packets, batches, discard, confidence })
@@ -113,6 +244,20 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
             return Err(ScenarioError::new("stats.batches", "`stats.batches` needs `stats.batch_packets`"))
         }
     };
+    Ok(StatsPlan {
+        warmup: from_secs(st.warmup_s),
+        interval: st.throughput_interval_s.get().map(|&s| from_secs(s)),
+        batch_packets: st.batch_packets.get().copied(),
+        batch_means,
+        series: st.series.clone(),
+        air_window: st.air_window_s.get().map(|&[a, b]| (from_secs(a), from_secs(b))),
+    })
+}
+
+pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
+    let stats = stats_plan(&sc.stats)?;
+    let mac = mac_params(sc);
+    let link_rate_bps = mac.timing.data_rate_bps;
     let positions = topology::positions(&layout(&sc.topology, sc.seed));
     let model = TwoRayGround {
         pt_w: sc.radio.tx_power_w,
@@ -212,7 +357,7 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
             })?,
         };
         for _ in 0..f.replicas() {
-            flows.push(plan_flow(flows.len() as u32, f, path.clone(), &sc.tcp, end));
+            flows.push(plan_flow(flows.len() as u32, f, path.clone(), &sc.tcp, end, link_rate_bps));
         }
     }
     if let Given::Given(rf) = &sc.random_flows {
@@ -250,10 +395,36 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
                     ),
                 ));
             };
-            flows.push(plan_flow(flows.len() as u32, &rf.flow(src, dst), path, &sc.tcp, end));
+            flows.push(plan_flow(flows.len() as u32, &rf.flow(src, dst), path, &sc.tcp, end, link_rate_bps));
         }
     }
-    Ok(Plan { scenario: sc.clone(), channel, flows, wired, rates_mbps, cw, batch_means })
+    let routing = match &sc.routing {
+        Routing::Static => RoutingConfig::Static,
+        Routing::Aodv { aodv } => RoutingConfig::Aodv(aodv.params()),
+    };
+    let ldm = sc.ip.ldm.get().filter(|l| l.enabled).map(|l| LdmConfig {
+        params: l.params(),
+        action: l.action,
+        estimate: l.estimate,
+    });
+    Ok(Plan {
+        warnings: plan_warnings(sc, &flows),
+        scenario: sc.clone(),
+        channel,
+        flows,
+        wired,
+        queue_limit: sc.mac.queue_limit,
+        link: fu_link(&sc.mac),
+        routing,
+        ldm,
+        gap: gap_config(sc, link_rate_bps),
+        ll_delay: (sc.ip.ll_delay_us * 1000.0).round() as Time,
+        ttl: sc.ip.ttl.min(255) as u8,
+        end,
+        duration_s: sc.duration_s,
+        stats,
+        mac,
+    })
 }
 
 /// The topology layer's plain description of a resolved `[topology]` table.
@@ -310,39 +481,35 @@ fn check_route(key: &str, route: &[u32], f: &Flow, ch: &Channel) -> Result<Vec<u
     Ok(route.to_vec())
 }
 
-fn plan_flow(id: u32, f: &Flow, path: Vec<u32>, tcp_defaults: &Tcp, end: Time) -> FlowPlan {
+fn plan_flow(id: u32, f: &Flow, path: Vec<u32>, tcp_defaults: &Tcp, end: Time, link_rate_bps: f64) -> FlowPlan {
     let tcp = f.tcp.apply(tcp_defaults);
-    let (rate_bps, packet_bytes, jitter) = match &f.traffic {
+    let source = match &f.traffic {
         // Over TCP a CBR packet left unsized is one segment.
-        Traffic::Cbr { rate_bps, packet_bytes, jitter } => (*rate_bps, packet_bytes.or(tcp.payload_bytes), *jitter),
-        _ => (0.0, 0, k::FLOW_JITTER.num()),
+        Traffic::Cbr { rate_bps, packet_bytes, jitter } => {
+            Source::Cbr { rate_bps: *rate_bps, packet_bytes: packet_bytes.or(tcp.payload_bytes), jitter: *jitter }
+        }
+        Traffic::Ftp { pauses } => Source::Ftp {
+            pauses: pauses.get().map_or(Vec::new(), |p| p.iter().map(|&[a, b]| (from_secs(a), from_secs(b))).collect()),
+        },
+        Traffic::Http { mean_page_bytes, page_shape, mean_think_s } => Source::Http(HttpParams {
+            mean_page_bytes: *mean_page_bytes,
+            page_shape: *page_shape,
+            mean_think_s: *mean_think_s,
+            payload_bytes: tcp.payload_bytes,
+        }),
     };
     FlowPlan {
         id,
         src: f.src,
         dst: f.dst,
-        transport: f.transport,
-        app: f.traffic.app(),
-        rate_bps,
-        packet_bytes,
-        jitter,
         start: from_secs(f.start_s),
         stop: match f.stop_s {
             Inherit::Inherited => end,
             Inherit::Own(s) => from_secs(s),
         }
         .min(end),
-        pauses: match &f.traffic {
-            Traffic::Ftp { pauses: Given::Given(p) } => p.iter().map(|&[a, b]| (from_secs(a), from_secs(b))).collect(),
-            _ => Vec::new(),
-        },
         path,
-        http: match f.traffic {
-            Traffic::Http { mean_page_bytes, page_shape, mean_think_s } => {
-                Some(HttpParams { mean_page_bytes, page_shape, mean_think_s, payload_bytes: tcp.payload_bytes })
-            }
-            _ => None,
-        },
-        tcp,
+        tcp: (f.transport == TransportKind::Tcp).then(|| tcp_config(&tcp, link_rate_bps)),
+        source,
     }
 }

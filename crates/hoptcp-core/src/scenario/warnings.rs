@@ -2,8 +2,7 @@
 //! becomes one line of the report's `warnings` (printed by `hoptcp run`), so
 //! that a silent no-op is never mistaken for a result.
 
-use super::build::FlowPlan;
-use super::resolved::{Resolved, Routing};
+use super::resolved::{Resolved, Routing, Tcp};
 use super::schema::{Scenario, TcpVariantSpec, TransportKind};
 use crate::net::ldm::LdmEstimate;
 use crate::net::MarkAction;
@@ -76,22 +75,22 @@ pub(crate) fn set_while_disabled(sc: &Scenario) -> Vec<String> {
     .collect()
 }
 
-/// The warnings of a scenario and its planned flows.
-pub fn warnings(sc: &Resolved, flows: &[FlowPlan]) -> Vec<String> {
-    let ecn_flows: Vec<u32> =
-        flows.iter().filter(|f| f.transport == TransportKind::Tcp && f.tcp.ecn).map(|f| f.id).collect();
+/// The warnings of a scenario and its planned flows (each flow's transport
+/// and resolved TCP settings, in plan order).
+pub fn warnings(sc: &Resolved, flows: &[(TransportKind, Tcp)]) -> Vec<String> {
+    let ecn_flows = flows.iter().filter(|(transport, tcp)| *transport == TransportKind::Tcp && tcp.ecn).count();
     let mut out = Vec::new();
     out.extend(sc.ignored.iter().cloned());
-    if !ecn_flows.is_empty() && !has_ecn_marker(sc) {
+    if ecn_flows > 0 && !has_ecn_marker(sc) {
         out.push(format!(
             "tcp.ecn = true ({} of {} flows), but nothing in the network marks packets: ECN has no effect in this \
              run (enable [ip.ldm] or [mac.link_red] with action = \"mark\")",
-            ecn_flows.len(),
+            ecn_flows,
             flows.len()
         ));
     }
     if let Some(l) = sc.ip.ldm.get().filter(|l| l.enabled) {
-        if ldm_marks(sc) && ecn_flows.is_empty() {
+        if ldm_marks(sc) && ecn_flows == 0 {
             out.push(format!(
                 "ip.ldm.action = \"{}\", but no flow is ECN-capable (tcp.ecn = false): {}",
                 if l.action == MarkAction::MarkEctOnly { "mark_ect_only" } else { "mark" },
@@ -111,7 +110,7 @@ pub fn warnings(sc: &Resolved, flows: &[FlowPlan]) -> Vec<String> {
             ));
         }
     }
-    if link_red_marks(sc) && ecn_flows.is_empty() {
+    if link_red_marks(sc) && ecn_flows == 0 {
         let action = sc.mac.link_red.get().map(|r| r.action);
         out.push(if action == Some(MarkAction::MarkEctOnly) {
             "mac.link_red.action = \"mark_ect_only\", but no flow is ECN-capable (tcp.ecn = false): Link RED never \
@@ -126,9 +125,9 @@ pub fn warnings(sc: &Resolved, flows: &[FlowPlan]) -> Vec<String> {
     for kind in &sc.stats.series {
         let unused = match kind {
             SeriesKind::Gateway => !sc.wired.get().and_then(|w| w.tcp_gap.get()).is_some_and(|g| g.enabled),
-            SeriesKind::TcpAp => !flows.iter().any(|f| f.tcp.variant == TcpVariantSpec::TcpAp),
+            SeriesKind::TcpAp => !flows.iter().any(|(_, tcp)| tcp.variant == TcpVariantSpec::TcpAp),
             SeriesKind::Cwnd | SeriesKind::Ssthresh | SeriesKind::Rtt | SeriesKind::Rto => {
-                !flows.iter().any(|f| f.transport == TransportKind::Tcp)
+                !flows.iter().any(|(transport, _)| *transport == TransportKind::Tcp)
             }
             _ => false,
         };

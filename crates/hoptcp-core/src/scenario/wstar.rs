@@ -105,15 +105,13 @@ pub fn resolve(sc: &mut Resolved, named: &Named) -> Result<Plan, ScenarioError> 
     }
     // As `build` would plan them now: [[flows]] entries first, `count` plans each.
     let mut plan = plan;
-    let mut at = 0usize;
-    for f in &sc.flows {
-        let n = f.replicas() as usize;
-        let tcp = f.tcp.apply(&sc.tcp);
-        for p in &mut plan.flows[at..at + n] {
-            p.tcp = tcp.clone();
+    let link_rate_bps = plan.mac.timing.data_rate_bps;
+    for (p, tcp) in plan.flows.iter_mut().zip(super::build::flow_tcp(sc)) {
+        if let Some(cfg) = p.tcp.as_mut() {
+            *cfg = super::build::tcp_config(&tcp, link_rate_bps);
         }
-        at += n;
     }
+    plan.warnings = super::build::plan_warnings(sc, &plan.flows);
     plan.scenario = sc.clone();
     Ok(plan)
 }

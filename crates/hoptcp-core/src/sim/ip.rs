@@ -17,11 +17,10 @@ use super::{Ev, Simulation};
 use crate::engine::Time;
 use crate::engine::{RngStream, StreamPurpose};
 use crate::mac::Outgoing;
-use crate::net::ldm::{Forwarded, LdmCounters, LdmEstimate, LdmNode, LdmParams, Oracle};
+use crate::net::ldm::{Forwarded, LdmConfig, LdmCounters, LdmEstimate, LdmNode, LdmParams, Oracle};
 use crate::net::routing::aodv::{Aodv, AodvParams, DataRef};
 use crate::net::routing::{AodvRouting, Routing};
 use crate::net::DropCause;
-use crate::scenario::resolved::Ldm;
 use crate::scenario::FlowPlan;
 use crate::stats::run_trace::PacketEvent;
 use crate::wire::BROADCAST;
@@ -40,8 +39,8 @@ pub(crate) struct LdmRun {
 }
 
 impl LdmRun {
-    pub fn new(spec: &Ldm, flows: &[FlowPlan], n_nodes: usize, seed: u64) -> Self {
-        let params = spec.params();
+    pub fn new(cfg: LdmConfig, flows: &[FlowPlan], n_nodes: usize, seed: u64) -> Self {
+        let params = cfg.params;
         let mut node_flows = vec![0u32; n_nodes];
         for f in flows {
             for &v in &f.path {
@@ -53,8 +52,8 @@ impl LdmRun {
                 .map(|i| LdmNode::new(&params, RngStream::new(seed, i, StreamPurpose::Ldm)))
                 .collect(),
             params,
-            action: spec.action,
-            oracle: spec.estimate == LdmEstimate::Oracle,
+            action: cfg.action,
+            oracle: cfg.estimate == LdmEstimate::Oracle,
             flow_hops: flows.iter().map(|f| f.path.len().saturating_sub(1) as u32).collect(),
             node_flows,
         }

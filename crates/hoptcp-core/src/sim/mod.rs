@@ -21,25 +21,22 @@ mod wired;
 
 use crate::app::cbr::Cbr;
 use crate::app::http::Http;
-use crate::engine::time::{from_secs, from_us};
+use crate::app::Source;
 use crate::engine::Slab;
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
 use crate::mac::{
-    AdaptivePacing, Dcf, FuLink, LinkPolicy, LinkRed, LinkRedParams, MacParams, MacTimer, RetryAverage, Timing,
-    N_TIMERS,
+    AdaptivePacing, Dcf, FuLink, FuLinkConfig, LinkPolicy, LinkRed, MacParams, MacTimer, RetryAverage, N_TIMERS,
 };
-use crate::net::routing::{AodvRouting, Routing, StaticRoutes};
+use crate::net::routing::{AodvRouting, Routing, RoutingConfig, StaticRoutes};
 use crate::net::IfQueue;
 use crate::phy::Channel;
-use crate::scenario::resolved;
-use crate::scenario::schema::{AppKind, TcpVariantSpec, TransportKind};
 use crate::scenario::{FlowPlan, Plan};
 use crate::stats::batch_means::BatchMeans;
 use crate::stats::pcap::FlowInfo;
 use crate::stats::run_trace::RunTrace;
 use crate::stats::series::{LastValues, PacingMetric, SeriesKind, SeriesLog};
 use crate::transport::udp::UDP_IP_HEADER_BYTES;
-use crate::transport::{TcpConfig, TcpReceiver, TcpSender, Variant};
+use crate::transport::{TcpConfig, TcpReceiver, TcpSender};
 use crate::wire::{Body, Ecn, Packet};
 use air::{PendingEnds, Transmission};
 use node_ctx::{Drops, NodeCtx, NodeLoad, Trace};
@@ -193,34 +190,13 @@ impl FlowStats {
     }
 }
 
-/// A TCP connection set up from the flow's resolved TCP settings; TCP-AP
-/// paces for a wireless link of `link_rate_bps`.
-fn tcp_flow(f: &FlowPlan, seed: u64, link_rate_bps: f64) -> TcpFlow {
-    let t = &f.tcp;
-    let cfg = TcpConfig {
-        variant: match t.variant {
-            TcpVariantSpec::Newreno | TcpVariantSpec::TcpAp => Variant::NewReno,
-            TcpVariantSpec::Reno => Variant::Reno,
-            TcpVariantSpec::Vegas => Variant::Vegas,
-        },
-        pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.pacing(link_rate_bps)),
-        payload_bytes: t.payload_bytes,
-        max_window: t.max_window,
-        initial_window: t.initial_window,
-        initial_ssthresh: t.initial_ssthresh,
-        ecn: t.ecn,
-        delayed_ack: t.delayed_ack,
-        min_rto: from_secs(t.min_rto_s),
-        vegas_alpha: t.vegas_alpha,
-        vegas_beta: t.vegas_beta,
-        vegas_gamma: t.vegas_gamma,
-        ..TcpConfig::default()
-    };
-    let mut sender = TcpSender::new(&cfg);
+/// A TCP connection of flow `id` set up from its TCP settings.
+fn tcp_flow(id: u32, cfg: &TcpConfig, seed: u64) -> TcpFlow {
+    let mut sender = TcpSender::new(cfg);
     // ns-2 offsets each agent's 10 ms RTT clock by a random boot time.
-    let mut rng = RngStream::new(seed, f.id as u64, StreamPurpose::Transport);
+    let mut rng = RngStream::new(seed, id as u64, StreamPurpose::Transport);
     sender.set_tick_phase((rng.uniform() * cfg.tick as f64) as Time);
-    TcpFlow { sender, receiver: TcpReceiver::new(&cfg), timer: [(0, None); 2], stopped: false }
+    TcpFlow { sender, receiver: TcpReceiver::new(cfg), timer: [(0, None); 2], stopped: false }
 }
 
 /// The event queue's timer slot of `node`'s MAC timer `timer`.
@@ -282,27 +258,15 @@ pub(crate) struct ApSeries {
     last: Vec<(LastValues, u64)>,
 }
 
-/// Node `node`'s link policy: standard 802.11, or Fu et al.'s Link RED and/or
-/// adaptive pacing (`[mac.link_red]`, `[mac.adaptive_pacing]`).
-pub(crate) fn link_policy(mac: &resolved::Mac, seed: u64, node: u32) -> LinkPolicy {
-    let red = mac.link_red.get();
-    let pacing = mac.adaptive_pacing.get().filter(|a| a.enabled);
-    if !red.is_some_and(|r| r.enabled) && pacing.is_none() {
-        return LinkPolicy::Standard;
-    }
-    let spec = red.cloned().unwrap_or_default();
-    let params = LinkRedParams {
-        min_th: spec.min_th,
-        max_th: spec.max_th,
-        max_p: spec.max_p,
-        weight: spec.weight,
-        action: spec.action,
-    };
+/// Node `node`'s link policy: standard 802.11 (None), or Fu et al.'s Link
+/// RED and/or adaptive pacing with the node's own Link RED stream.
+pub(crate) fn link_policy(link: Option<&FuLinkConfig>, seed: u64, node: u32) -> LinkPolicy {
+    let Some(c) = link else { return LinkPolicy::Standard };
     LinkPolicy::Fu(FuLink {
-        retry_avg: RetryAverage::new(spec.weight),
-        min_th: spec.min_th,
-        red: spec.enabled.then(|| LinkRed::new(params, RngStream::new(seed, node as u64, StreamPurpose::LinkRed))),
-        pacing: pacing.map(|a| AdaptivePacing::new(a.trigger).with_reading(a.wait, a.extra)),
+        retry_avg: RetryAverage::new(c.weight),
+        min_th: c.min_th,
+        red: c.red.map(|params| LinkRed::new(params, RngStream::new(seed, node as u64, StreamPurpose::LinkRed))),
+        pacing: c.pacing.map(|a| AdaptivePacing::new(a.trigger).with_reading(a.wait, a.extra)),
         counters: Default::default(),
     })
 }
@@ -310,103 +274,79 @@ pub(crate) fn link_policy(mac: &resolved::Mac, seed: u64, node: u32) -> LinkPoli
 impl Simulation {
     /// Build a simulation of `plan` with run seed `seed`.
     pub fn new(plan: Plan, seed: u64) -> Self {
-        let sc = &plan.scenario;
-        let batch_plan = plan.batch_means;
-        let (data_rate, basic_rate) = plan.rates_mbps;
-        let mut timing = Timing::new(sc.radio.standard, data_rate, basic_rate);
-        (timing.cw_min, timing.cw_max) = plan.cw;
-        let mut p = MacParams::new(
-            timing,
-            sc.mac.frame_format,
-            sc.mac.rts_threshold_bytes,
-            sc.mac.short_retry_limit,
-            sc.mac.long_retry_limit,
-            sc.radio.capture_db,
-        );
-        p.slot_count = sc.mac.backoff_slots;
+        let batch_plan = plan.stats.batch_means;
         let n = plan.channel.len();
-        let nodes = NodeTable::new(n, seed, timing.cw_min, &sc.mac);
-        let routing = match &sc.routing {
-            resolved::Routing::Static => {
+        let nodes = NodeTable::new(n, seed, plan.mac.timing.cw_min, plan.queue_limit, plan.link.clone());
+        let routing = match plan.routing {
+            RoutingConfig::Static => {
                 Routing::Static(StaticRoutes::new(plan.flows.iter().map(|f| f.path.clone()).collect()))
             }
-            resolved::Routing::Aodv { aodv } => {
-                Routing::Aodv(AodvRouting::new(aodv.params(), n, plan.flows.len(), seed))
-            }
+            RoutingConfig::Aodv(params) => Routing::Aodv(AodvRouting::new(params, n, plan.flows.len(), seed)),
         };
         let flows = plan
             .flows
             .iter()
             .map(|f| Flow {
                 plan: f.clone(),
-                cbr: (f.app == AppKind::Cbr).then(|| {
-                    let rng = RngStream::new(seed, f.id as u64, StreamPurpose::AppTraffic);
-                    Cbr::new(f.rate_bps, f.packet_bytes, f.start, f.stop, f.jitter, rng)
-                }),
-                tcp: (f.transport == TransportKind::Tcp).then(|| tcp_flow(f, seed, timing.data_rate_bps)),
-                http: f.http.map(|p| Http::new(p, RngStream::new(seed, f.id as u64, StreamPurpose::Http))),
+                cbr: match f.source {
+                    Source::Cbr { rate_bps, packet_bytes, jitter } => {
+                        let rng = RngStream::new(seed, f.id as u64, StreamPurpose::AppTraffic);
+                        Some(Cbr::new(rate_bps, packet_bytes, f.start, f.stop, jitter, rng))
+                    }
+                    _ => None,
+                },
+                tcp: f.tcp.as_ref().map(|cfg| tcp_flow(f.id, cfg, seed)),
+                http: match f.source {
+                    Source::Http(p) => Some(Http::new(p, RngStream::new(seed, f.id as u64, StreamPurpose::Http))),
+                    _ => None,
+                },
                 stats: FlowStats::default(),
             })
             .collect();
+        let st = plan.stats;
         let mut sim = Simulation {
             q: EventQueue::new(),
             tcp_timer_base: n as u32 * N_TIMERS as u32,
             nodes,
             channel: plan.channel,
-            p,
+            p: plan.mac,
             packets: Slab::default(),
             txs: Slab::default(),
             air_ends: PendingEnds::default(),
             flows,
             routing,
             drops: Drops::new(),
-            end: from_secs(sc.duration_s),
-            ll_delay: from_us(0) + (sc.ip.ll_delay_us * 1000.0).round() as Time,
-            ttl: sc.ip.ttl.min(255) as u8,
-            warmup: from_secs(sc.stats.warmup_s),
-            series_interval: sc.stats.throughput_interval_s.get().map(|&s| from_secs(s)),
-            batch_packets: sc.stats.batch_packets.get().copied(),
+            end: plan.end,
+            ll_delay: plan.ll_delay,
+            ttl: plan.ttl,
+            warmup: st.warmup,
+            series_interval: st.interval,
+            batch_packets: st.batch_packets,
             batch_means: None,
             stopped_at: None,
             next_uid: 0,
             plan_seed: seed,
-            duration_s: sc.duration_s,
+            duration_s: plan.duration_s,
             trace: None,
-            warnings: crate::scenario::warnings(&plan.scenario, &plan.flows),
+            warnings: plan.warnings,
             domains: plan
                 .wired
                 .as_ref()
                 .map_or(wired::Domains::WIRELESS, |w| wired::Domains { first_wired: w.first, gateway: w.gateway }),
-            gap: sc.wired.get().and_then(|w| w.tcp_gap.get()).filter(|g| g.enabled).map(|g| {
-                let cfg = crate::gateway::tcp_gap::GapConfig {
-                    pacing: sc.tcp.pacing(timing.data_rate_bps),
-                    buffer_packets: g.buffer_packets,
-                    flow_timeout: from_secs(g.flow_timeout_s),
-                    goodput_control: g.goodput_control.then(|| crate::gateway::tcp_gap::GoodputControl {
-                        period: from_secs(g.period_s),
-                        threshold: g.threshold,
-                        aging: g.aging,
-                    }),
-                };
+            gap: plan.gap.map(|cfg| {
                 let mut gateway = crate::gateway::tcp_gap::Gateway::new(cfg);
-                if sc.stats.series.contains(&SeriesKind::Gateway) {
+                if st.series.contains(&SeriesKind::Gateway) {
                     gateway.record_series();
                 }
                 Box::new(wired::GapState { gateway, timer: (0, None), out: Vec::new() })
             }),
             wired: plan.wired,
-            ldm: sc.ip.ldm.get().filter(|l| l.enabled).map(|l| ip::LdmRun::new(l, &plan.flows, n, seed)),
-            ap_series: sc.stats.series.contains(&SeriesKind::TcpAp).then(|| {
+            ldm: plan.ldm.map(|l| ip::LdmRun::new(l, &plan.flows, n, seed)),
+            ap_series: st.series.contains(&SeriesKind::TcpAp).then(|| {
                 Box::new(ApSeries { log: SeriesLog::default(), last: vec![Default::default(); plan.flows.len()] })
             }),
-            series_kinds: sc.stats.series.clone(),
-            rec: RunTrace::new(
-                &sc.stats.series,
-                plan.flows.len(),
-                n,
-                sc.stats.air_window_s.get().map(|&[a, b]| (from_secs(a), from_secs(b))),
-            )
-            .map(Box::new),
+            rec: RunTrace::new(&st.series, plan.flows.len(), n, st.air_window).map(Box::new),
+            series_kinds: st.series,
         };
         if sim.rec.as_ref().is_some_and(|r| r.air_on()) {
             sim.drops.log = Some(Vec::new());
@@ -435,9 +375,11 @@ impl Simulation {
                 if f.plan.stop < sim.end {
                     sim.q.schedule_at(f.plan.stop, Ev::FlowStop { flow: i as u32 });
                 }
-                for &(from, to) in &f.plan.pauses {
-                    sim.q.schedule_at(from, Ev::FlowPause { flow: i as u32 });
-                    sim.q.schedule_at(to, Ev::FlowStart { flow: i as u32 });
+                if let Source::Ftp { pauses } = &f.plan.source {
+                    for &(from, to) in pauses {
+                        sim.q.schedule_at(from, Ev::FlowPause { flow: i as u32 });
+                        sim.q.schedule_at(to, Ev::FlowStart { flow: i as u32 });
+                    }
                 }
             }
         }
@@ -450,8 +392,8 @@ impl Simulation {
         let flows = self
             .flows
             .iter()
-            .map(|f| match f.tcp {
-                Some(_) => FlowInfo { mss: f.plan.tcp.payload_bytes, syn: TcpConfig::default().syn },
+            .map(|f| match &f.plan.tcp {
+                Some(cfg) => FlowInfo { mss: cfg.payload_bytes, syn: cfg.syn },
                 None => FlowInfo { mss: 1, syn: false },
             })
             .collect();
@@ -637,7 +579,7 @@ impl Simulation {
             // segments (ns-2 TcpAgent::sendmsg rounds up); TCP sends what
             // its window allows.
             if !t.stopped {
-                let mss = f.plan.tcp.payload_bytes.max(1);
+                let mss = f.plan.tcp.as_ref().map_or(1, |c| c.payload_bytes).max(1);
                 t.sender.add_data(now, payload.div_ceil(mss) as u64);
                 self.pump_tcp(now, flow);
             }

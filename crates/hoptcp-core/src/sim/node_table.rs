@@ -11,8 +11,8 @@ use super::node_ctx::NodeLoad;
 use super::{link_policy, Node};
 use crate::engine::{RngStream, StreamPurpose, Time};
 use crate::mac::Dcf;
+use crate::mac::FuLinkConfig;
 use crate::net::IfQueue;
-use crate::scenario::resolved::Mac;
 
 /// Slot of a node not created yet.
 const ABSENT: u32 = u32::MAX;
@@ -26,20 +26,13 @@ pub(crate) struct NodeTable {
     seed: u64,
     cw_min: u32,
     queue_limit: u32,
-    mac: Mac,
+    /// Fu et al.'s link layer at every node (None: standard 802.11).
+    link: Option<FuLinkConfig>,
 }
 
 impl NodeTable {
-    pub fn new(count: usize, seed: u64, cw_min: u32, mac: &Mac) -> Self {
-        NodeTable {
-            slot: vec![ABSENT; count],
-            nodes: Vec::new(),
-            ids: Vec::new(),
-            seed,
-            cw_min,
-            queue_limit: mac.queue_limit,
-            mac: mac.clone(),
-        }
+    pub fn new(count: usize, seed: u64, cw_min: u32, queue_limit: u32, link: Option<FuLinkConfig>) -> Self {
+        NodeTable { slot: vec![ABSENT; count], nodes: Vec::new(), ids: Vec::new(), seed, cw_min, queue_limit, link }
     }
 
     /// Number of wireless nodes in the topology (created or not).
@@ -60,7 +53,7 @@ impl NodeTable {
     #[cold]
     fn create(&mut self, id: u32) -> u32 {
         let mut mac = Dcf::new(id, self.cw_min, RngStream::new(self.seed, id as u64, StreamPurpose::MacBackoff));
-        mac.policy = link_policy(&self.mac, self.seed, id);
+        mac.policy = link_policy(self.link.as_ref(), self.seed, id);
         let k = self.nodes.len() as u32;
         self.nodes.push(Node {
             mac,

@@ -11,7 +11,6 @@ use crate::net::ldm::LdmCounters;
 use crate::net::routing::aodv::AodvCounters;
 use crate::net::routing::{FlowRouteStats, Routing};
 use crate::net::{drop_causes, N_DROP_CAUSES};
-use crate::scenario::schema::{AppKind, TransportKind};
 use crate::stats::batch_means::BatchMeansReport;
 use crate::stats::series::{SeriesKind, SeriesLog, SeriesTable};
 use crate::transport::TcpApStats;
@@ -276,15 +275,8 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                 id: f.plan.id,
                 src: f.plan.src,
                 dst: f.plan.dst,
-                transport: match f.plan.transport {
-                    TransportKind::Udp => "udp",
-                    TransportKind::Tcp => "tcp",
-                },
-                app: match f.plan.app {
-                    AppKind::Cbr => "cbr",
-                    AppKind::Ftp => "ftp",
-                    AppKind::Http => "http",
-                },
+                transport: if f.plan.tcp.is_some() { "tcp" } else { "udp" },
+                app: f.plan.source.name(),
                 hops: (f.plan.path.len() - 1) as u32,
                 packets_sent: f.stats.packets_sent,
                 packets_delivered: f.stats.packets_delivered,

@@ -198,7 +198,8 @@ impl Simulation {
             payload_bytes: seg.payload_bytes,
             ts: seg.ts,
             fin: false,
-            awnd: self.flows[pk.flow as usize].plan.tcp.max_window,
+            // A TCP segment's flow runs TCP.
+            awnd: self.flows[pk.flow as usize].plan.tcp.as_ref().map_or(0, |c| c.max_window),
             wireless_hops: pk.wireless_hops(),
         };
         let mut g = self.gap.take().expect("TCP-GAP on");

@@ -20,6 +20,14 @@ pub use static_routes::StaticRoutes;
 use crate::engine::{RngStream, StreamPurpose, Time};
 use aodv::{Aodv, AodvParams, FlowEvent};
 
+/// The routing protocol a run is configured with (static routes are the
+/// flows' planned paths).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RoutingConfig {
+    Static,
+    Aodv(AodvParams),
+}
+
 /// The routing protocol of a run.
 #[derive(Clone, Debug)]
 pub enum Routing {
