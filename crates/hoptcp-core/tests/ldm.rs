@@ -183,7 +183,9 @@ fn rts_retry_histogram_accounts_for_every_rts_packet() {
 
 #[test]
 fn max_window_wstar_resolves_to_each_flows_w_star() {
-    use hoptcp_core::scenario::resolved::Inherit::Own;
+    use hoptcp_core::scenario::resolved::Inherit;
+    use hoptcp_core::scenario::schema::MaxWindow::Packets;
+    let own = |w: u32| Inherit::Own(Packets(w));
     let parse = |toml: &str, o: &[(&str, &str)]| {
         let o: Vec<(String, String)> = o.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         scenario::parse(toml, &o)
@@ -192,7 +194,7 @@ fn max_window_wstar_resolves_to_each_flows_w_star() {
     // Chains: ceil(h/4) (7 → 2, 15 → 4, 24 → 6), through --set as a bare word.
     for (h, w) in [(7, 2), (15, 4), (24, 6), (3, 1)] {
         let sc = parse(&chain(h), &[("tcp.max_window", "wstar")]).unwrap();
-        assert_eq!((sc.tcp.max_window, &sc.flows[0].tcp.max_window), (w, &Own(w)), "{h} hops");
+        assert_eq!((sc.tcp.max_window, &sc.flows[0].tcp.max_window), (Packets(w), &own(w)), "{h} hops");
         let j = scenario::canonical_json(&sc);
         assert!(!j.contains("wstar"), "the canonical form carries the number: {j}");
         // Same canonical form as the number written out.
@@ -203,13 +205,13 @@ fn max_window_wstar_resolves_to_each_flows_w_star() {
     let two = CHAIN7.replace("max_window = 32", "max_window = \"wstar\"")
         + "[[flows]]\nsrc = 1\ndst = 4\ntransport = \"tcp\"\napp = \"ftp\"\nmax_window = 9\n";
     let sc = parse(&two, &[]).unwrap();
-    assert_eq!((&sc.flows[0].tcp.max_window, &sc.flows[1].tcp.max_window), (&Own(2), &Own(9)));
+    assert_eq!((&sc.flows[0].tcp.max_window, &sc.flows[1].tcp.max_window), (&own(2), &own(9)));
     let sc = parse(&two, &[("flows.1.max_window", "\"wstar\"")]).unwrap();
-    assert_eq!(sc.flows[1].tcp.max_window, Own(1));
+    assert_eq!(sc.flows[1].tcp.max_window, own(1));
     // The cross: ceil((h+4)/8) = 2 for its 6-hop flows (both papers' 2).
     let cross = "[topology]\nkind = \"cross\"\nhops = 6\nspacing_m = 200\n[tcp]\nmax_window = \"wstar\"\n\
                  [[flows]]\nsrc = 0\ndst = 6\ntransport = \"tcp\"\napp = \"ftp\"\n";
-    assert_eq!(parse(cross, &[]).unwrap().flows[0].tcp.max_window, Own(2));
+    assert_eq!(parse(cross, &[]).unwrap().flows[0].tcp.max_window, own(2));
     // It runs as the number: the sender never has more than W* in flight.
     let r = run(&chain(7), &ov(&[("tcp.max_window", "wstar"), ("duration_s", "20")]));
     assert!(r.flows[0].tcp.as_ref().unwrap().avg_cwnd <= 2.0 + 1e-9);

@@ -8,6 +8,7 @@ use super::resolved::{
     BatchStop, Flow, Given, Inherit, Limit, Mac, Resolved, Route, Routing, Stats, Tcp, Topology, Traffic,
 };
 use super::schema::{TcpVariantSpec, TransportKind};
+use super::wstar;
 use crate::app::http::HttpParams;
 use crate::app::Source;
 use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
@@ -165,7 +166,7 @@ pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
         },
         pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.pacing(link_rate_bps)),
         payload_bytes: t.payload_bytes,
-        max_window: t.max_window,
+        max_window: t.max_window.packets().expect("the build resolves W* before it plans a TCP flow"),
         initial_window: t.initial_window,
         initial_ssthresh: t.initial_ssthresh,
         ecn: t.ecn,
@@ -255,6 +256,7 @@ fn stats_plan(st: &Stats) -> Result<StatsPlan, ScenarioError> {
 }
 
 pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
+    wstar::check(sc)?;
     let stats = stats_plan(&sc.stats)?;
     let mac = mac_params(sc);
     let link_rate_bps = mac.timing.data_rate_bps;
@@ -290,8 +292,8 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
         WiredNet::new(n, w.nodes, w.gateway, &links)
     });
     let n_all = n + wired.as_ref().map_or(0, |w| w.count);
-    let mut flows = Vec::new();
     let end = from_secs(sc.duration_s);
+    let mut paths = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
         let key = format!("flows.{i}");
         for (k, v) in [("src", f.src), ("dst", f.dst)] {
@@ -356,6 +358,14 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
                 )
             })?,
         };
+        paths.push(path);
+    }
+    // The windows named "wstar" become numbers here, once the paths are known.
+    let mut resolved = sc.clone();
+    wstar::resolve(&mut resolved, &paths);
+    let sc = &resolved;
+    let mut flows = Vec::new();
+    for (f, path) in sc.flows.iter().zip(paths) {
         for _ in 0..f.replicas() {
             flows.push(plan_flow(flows.len() as u32, f, path.clone(), &sc.tcp, end, link_rate_bps));
         }
@@ -409,7 +419,6 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
     });
     Ok(Plan {
         warnings: plan_warnings(sc, &flows),
-        scenario: sc.clone(),
         channel,
         flows,
         wired,
@@ -424,6 +433,7 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
         duration_s: sc.duration_s,
         stats,
         mac,
+        scenario: resolved,
     })
 }
 

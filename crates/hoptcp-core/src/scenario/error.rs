@@ -71,6 +71,9 @@ pub(crate) fn from_serde(path: &str, msg: &str) -> ScenarioError {
             return ScenarioError::new(path, format!("`{path}` = {got}: expected {}", friendly_type(expected)));
         }
     }
+    if let Some(shown) = msg.strip_prefix(super::wstar::OTHER_WORD) {
+        return super::wstar::other_word(path, shown);
+    }
     if let Some(rest) = msg.strip_prefix("invalid length ") {
         return ScenarioError::new(path, format!("`{path}` has the wrong length: {rest}"));
     }

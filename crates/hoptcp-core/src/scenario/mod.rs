@@ -36,7 +36,6 @@ fn resolve_text(text: &str, overrides: &[(String, String)]) -> Result<(Resolved,
     for (k, v) in overrides {
         overrides::apply(&mut table, k, v)?;
     }
-    let named = wstar::take(&mut table)?;
     let value = toml::Value::Table(table);
     let sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
         // serde_path_to_error writes list indices as `flows[0]`; scenario keys use `flows.0`.
@@ -44,9 +43,12 @@ fn resolve_text(text: &str, overrides: &[(String, String)]) -> Result<(Resolved,
         let msg = e.inner().message().trim().to_string();
         error::from_serde(if path == "." { "" } else { &path }, &msg)
     })?;
-    let mut sc = validate::resolve(sc)?;
-    let plan = if named.any() { Some(wstar::resolve(&mut sc, &named)?) } else { None };
-    Ok((sc, plan))
+    let sc = validate::resolve(sc)?;
+    if wstar::named(&sc) {
+        let plan = build(&sc)?;
+        return Ok((plan.scenario.clone(), Some(plan)));
+    }
+    Ok((sc, None))
 }
 
 /// Parse and also build the network (all checks a run would make), once.

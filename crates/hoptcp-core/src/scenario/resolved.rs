@@ -11,8 +11,8 @@
 use super::error::ScenarioError;
 use super::keys as k;
 use super::schema::{
-    self, AdaptivePacingSpec, AodvSpec, ApProfile, AppKind, LinkRedSpec, RoutingProtocol, Scenario, TcpGapSpec,
-    TcpVariantSpec, TopologyKind, TransportKind,
+    self, AdaptivePacingSpec, AodvSpec, ApProfile, AppKind, LinkRedSpec, MaxWindow, RoutingProtocol, Scenario,
+    TcpGapSpec, TcpVariantSpec, TopologyKind, TransportKind,
 };
 use crate::engine::time::from_secs;
 use crate::mac::{FrameFormat, SlotCount, Standard};
@@ -323,7 +323,7 @@ impl Routing {
 pub struct Tcp {
     pub variant: TcpVariantSpec,
     pub payload_bytes: u32,
-    pub max_window: u32,
+    pub max_window: MaxWindow,
     pub ecn: bool,
     pub delayed_ack: bool,
     pub min_rto_s: f64,
@@ -445,7 +445,7 @@ pub enum Route {
 pub struct TcpOverrides {
     pub variant: Inherit<TcpVariantSpec>,
     pub payload_bytes: Inherit<u32>,
-    pub max_window: Inherit<u32>,
+    pub max_window: Inherit<MaxWindow>,
     pub ecn: Inherit<bool>,
     pub delayed_ack: Inherit<bool>,
     pub min_rto_s: Inherit<f64>,

@@ -4,6 +4,7 @@
 //! default so the canonical form (and its hash) says exactly what ran.
 
 use super::keys as k;
+pub use super::wstar::MaxWindow;
 use crate::engine::time::from_secs;
 use crate::engine::Time;
 use crate::mac::{FrameFormat, PacingExtra, PacingTrigger, PacingWait, SlotCount, Standard};
@@ -642,8 +643,8 @@ pub struct TcpSpec {
     pub variant: TcpVariantSpec,
     /// Payload bytes per segment (ns-2 packetSize_); +40 B TCP/IP header.
     pub payload_bytes: u32,
-    /// Maximum window in packets (ns-2 window_, the papers' MaxWin).
-    pub max_window: u32,
+    /// Maximum window in packets (ns-2 window_, the papers' MaxWin), or W*.
+    pub max_window: MaxWindow,
     pub ecn: bool,
     pub delayed_ack: bool,
     pub min_rto_s: f64,
@@ -669,7 +670,7 @@ impl Default for TcpSpec {
         TcpSpec {
             variant: k::TCP_VARIANT.word(),
             payload_bytes: k::TCP_PAYLOAD_BYTES.int() as u32,
-            max_window: k::TCP_MAX_WINDOW.int() as u32,
+            max_window: MaxWindow::Packets(k::TCP_MAX_WINDOW.int() as u32),
             ecn: k::TCP_ECN.flag(),
             delayed_ack: k::TCP_DELAYED_ACK.flag(),
             min_rto_s: k::TCP_MIN_RTO_S.num(),
@@ -750,7 +751,7 @@ pub struct FlowSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload_bytes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_window: Option<u32>,
+    pub max_window: Option<MaxWindow>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

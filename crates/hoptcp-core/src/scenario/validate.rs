@@ -601,7 +601,9 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
 
 fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
     k::TCP_PAYLOAD_BYTES.check_int("tcp.payload_bytes", t.payload_bytes as u64)?;
-    k::TCP_MAX_WINDOW.check_int("tcp.max_window", t.max_window as u64)?;
+    if let MaxWindow::Packets(w) = t.max_window {
+        k::TCP_MAX_WINDOW.check_int("tcp.max_window", w as u64)?;
+    }
     positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
     k::TCP_INITIAL_WINDOW.check_int("tcp.initial_window", t.initial_window as u64)?;
     k::TCP_INITIAL_SSTHRESH.check_int("tcp.initial_ssthresh", t.initial_ssthresh as u64)?;
@@ -727,7 +729,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
             if let Some(p) = f.payload_bytes {
                 k::FLOW_PAYLOAD_BYTES.check_int(&format!("{key}.payload_bytes"), p as u64)?;
             }
-            if let Some(w) = f.max_window {
+            if let Some(MaxWindow::Packets(w)) = f.max_window {
                 k::FLOW_MAX_WINDOW.check_int(&format!("{key}.max_window"), w as u64)?;
             }
             if let Some(r) = f.min_rto_s {

@@ -1,66 +1,92 @@
 //! `max_window = "wstar"`: the restrained-window TCP of Fu et al. and Lee et
-//! al. as one key. Each flow named this way gets the W* of its static path
-//! (models/wstar.rs, rounded up: ⌈h/4⌉ on chains and other topologies,
-//! ⌈(h+4)/8⌉ on the cross, ⌈(h+9)/14⌉ on the grid), so the resolved scenario,
-//! its canonical form and its hash carry the number, never the name.
+//! al. as one key. The file's `tcp.max_window` and `flows[].max_window` are a
+//! [`MaxWindow`]: a number of packets, or W*. The build gives each flow named
+//! this way the W* of its static path (models/wstar.rs, rounded up: ⌈h/4⌉ on
+//! chains and other topologies, ⌈(h+4)/8⌉ on the cross, ⌈(h+9)/14⌉ on the
+//! grid), so the resolved scenario, its canonical form and its hash carry the
+//! number, never the name.
 
-use super::build::Plan;
 use super::error::ScenarioError;
+use super::keys;
 use super::resolved::{Inherit, Resolved};
 use super::schema::{TopologyKind, TransportKind};
 use crate::models::wstar;
-use toml::{Table, Value};
+use serde::de::{self, Unexpected, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
 
 pub const NAME: &str = "wstar";
 
-/// Which keys said "wstar".
-#[derive(Debug, Default)]
-pub struct Named {
-    tcp: bool,
-    flows: Vec<usize>,
+/// A flow's maximum window: packets, or the W* of its path (resolved by the build).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxWindow {
+    Packets(u32),
+    WStar,
 }
 
-impl Named {
-    pub fn any(&self) -> bool {
-        self.tcp || !self.flows.is_empty()
+impl MaxWindow {
+    /// The window in packets (None: W*, not yet resolved).
+    pub fn packets(self) -> Option<u32> {
+        match self {
+            MaxWindow::Packets(w) => Some(w),
+            MaxWindow::WStar => None,
+        }
     }
 }
 
-/// Replace every `max_window = "wstar"` in the raw table by a placeholder
-/// window (resolved later) and remember where it was. Any other string is
-/// an error naming both allowed forms.
-pub fn take(root: &mut Table) -> Result<Named, ScenarioError> {
-    let mut named = Named::default();
-    let check = |key: &str, v: &mut Value| -> Result<bool, ScenarioError> {
-        match v {
-            Value::String(s) if s == NAME => {
-                *v = Value::Integer(1);
-                Ok(true)
-            }
-            Value::String(s) => Err(ScenarioError::value(
-                key,
-                format!("\"{s}\""),
-                format!(
-                    "must be an integer in {} or \"wstar\" (the W* of the flow's path)",
-                    super::keys::TCP_MAX_WINDOW.range_text()
-                ),
-            )),
-            _ => Ok(false),
-        }
-    };
-    if let Some(v) = root.get_mut("tcp").and_then(Value::as_table_mut).and_then(|t| t.get_mut("max_window")) {
-        named.tcp = check("tcp.max_window", v)?;
-    }
-    if let Some(flows) = root.get_mut("flows").and_then(Value::as_array_mut) {
-        for (i, f) in flows.iter_mut().enumerate() {
-            if let Some(v) = f.as_table_mut().and_then(|t| t.get_mut("max_window")) {
-                if check(&format!("flows.{i}.max_window"), v)? {
-                    named.flows.push(i);
-                }
-            }
+impl Serialize for MaxWindow {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MaxWindow::Packets(w) => w.serialize(s),
+            MaxWindow::WStar => s.serialize_str(NAME),
         }
     }
-    Ok(named)
+}
+
+/// Start of the deserializer's message for a word other than "wstar";
+/// `error::from_serde` turns it into [`other_word`]'s error at the key.
+pub(crate) const OTHER_WORD: &str = "max_window word ";
+
+/// `key` = "word": the two forms a window may take.
+pub(crate) fn other_word(key: &str, shown: &str) -> ScenarioError {
+    ScenarioError::value(
+        key,
+        shown,
+        format!("must be an integer in {} or \"wstar\" (the W* of the flow's path)", keys::TCP_MAX_WINDOW.range_text()),
+    )
+}
+
+struct MaxWindowVisitor;
+
+impl<'de> Visitor<'de> for MaxWindowVisitor {
+    type Value = MaxWindow;
+
+    // Other types get serde's message for a plain window ("expected u32").
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("u32")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<MaxWindow, E> {
+        u32::try_from(v).map(MaxWindow::Packets).map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<MaxWindow, E> {
+        u32::try_from(v).map(MaxWindow::Packets).map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<MaxWindow, E> {
+        if s == NAME {
+            Ok(MaxWindow::WStar)
+        } else {
+            Err(E::custom(format!("{OTHER_WORD}\"{s}\"")))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MaxWindow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MaxWindow, D::Error> {
+        d.deserialize_any(MaxWindowVisitor)
+    }
 }
 
 /// W* of an h-hop flow in `kind`'s topology.
@@ -73,45 +99,67 @@ pub fn for_path(kind: TopologyKind, hops: u32) -> u32 {
     wstar::optimal_window(t, hops).rounded.max(1)
 }
 
-/// Set each named flow's window to the W* of its planned path; a flow that
-/// inherits `tcp.max_window = "wstar"` gets its own override, and
-/// `tcp.max_window` itself becomes the first flow's W*. Returns the plan,
-/// built once: the windows change no path, so only the flows' TCP settings
-/// are brought up to date.
-pub fn resolve(sc: &mut Resolved, named: &Named) -> Result<Plan, ScenarioError> {
-    if named.tcp && !sc.random_flows.is_absent() {
+/// Does any key say "wstar"?
+pub fn named(sc: &Resolved) -> bool {
+    sc.tcp.max_window == MaxWindow::WStar || sc.flows.iter().any(|f| f.tcp.max_window == Inherit::Own(MaxWindow::WStar))
+}
+
+/// `tcp.max_window = "wstar"` needs the flows' paths before the network is built.
+pub(crate) fn check(sc: &Resolved) -> Result<(), ScenarioError> {
+    if sc.tcp.max_window == MaxWindow::WStar && !sc.random_flows.is_absent() {
         return Err(ScenarioError::value(
             "tcp.max_window",
             "\"wstar\"",
             "needs flows listed in [[flows]]: random flows' paths are only drawn when the network is built (give a number)",
         ));
     }
-    let plan = super::build(sc)?;
-    let mut at = 0usize;
+    Ok(())
+}
+
+/// Give each TCP flow whose window is W* (its own or [tcp]'s) the W* of its
+/// path (`paths[i]`: [[flows]] entry i's), as its own window; `tcp.max_window`
+/// itself becomes the first such flow's W* (1, W*'s floor, when no TCP flow
+/// takes it).
+pub(crate) fn resolve(sc: &mut Resolved, paths: &[Vec<u32>]) {
+    let kind = sc.topology.kind();
     let mut first = None;
-    for (i, f) in sc.flows.iter_mut().enumerate() {
-        let hops = plan.flows[at].path.len().saturating_sub(1) as u32;
-        at += f.replicas() as usize;
-        if named.flows.contains(&i)
-            || (named.tcp && f.tcp.max_window.is_inherited() && f.transport == TransportKind::Tcp)
-        {
-            let w = for_path(sc.topology.kind(), hops);
-            f.tcp.max_window = Inherit::Own(w);
+    for (f, path) in sc.flows.iter_mut().zip(paths) {
+        if f.transport == TransportKind::Tcp && f.tcp.max_window.or(sc.tcp.max_window) == MaxWindow::WStar {
+            let w = for_path(kind, path.len().saturating_sub(1) as u32);
+            f.tcp.max_window = Inherit::Own(MaxWindow::Packets(w));
             first.get_or_insert(w);
         }
     }
-    if named.tcp {
-        sc.tcp.max_window = first.unwrap_or(sc.tcp.max_window);
+    if sc.tcp.max_window == MaxWindow::WStar {
+        sc.tcp.max_window = MaxWindow::Packets(first.unwrap_or(1));
     }
-    // As `build` would plan them now: [[flows]] entries first, `count` plans each.
-    let mut plan = plan;
-    let link_rate_bps = plan.mac.timing.data_rate_bps;
-    for (p, tcp) in plan.flows.iter_mut().zip(super::build::flow_tcp(sc)) {
-        if let Some(cfg) = p.tcp.as_mut() {
-            *cfg = super::build::tcp_config(&tcp, link_rate_bps);
-        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize, Serialize)]
+    struct T {
+        w: MaxWindow,
     }
-    plan.warnings = super::build::plan_warnings(sc, &plan.flows);
-    plan.scenario = sc.clone();
-    Ok(plan)
+
+    fn parse(text: &str) -> Result<MaxWindow, String> {
+        toml::from_str::<T>(text).map(|t| t.w).map_err(|e| e.message().to_string())
+    }
+
+    #[test]
+    fn a_window_is_an_integer_or_wstar_and_writes_back_the_same() {
+        assert_eq!(parse("w = 32"), Ok(MaxWindow::Packets(32)));
+        assert_eq!(parse("w = \"wstar\""), Ok(MaxWindow::WStar));
+        assert_eq!(serde_json::to_string(&MaxWindow::Packets(7)).unwrap(), "7");
+        assert_eq!(serde_json::to_string(&MaxWindow::WStar).unwrap(), "\"wstar\"");
+        // Another word is marked for `from_serde`; other types keep serde's u32 messages.
+        assert_eq!(parse("w = \"best\""), Err(format!("{OTHER_WORD}\"best\"")));
+        assert_eq!(parse("w = -1"), Err("invalid value: integer `-1`, expected u32".to_string()));
+        assert_eq!(parse("w = 1.5"), Err("invalid type: floating point `1.5`, expected u32".to_string()));
+        let e = super::super::error::from_serde("flows.2.max_window", &format!("{OTHER_WORD}\"best\""));
+        assert_eq!(e.key, "flows.2.max_window");
+        assert!(e.message.starts_with("`flows.2.max_window` = \"best\": must be an integer in 1..="), "{}", e.message);
+    }
 }
