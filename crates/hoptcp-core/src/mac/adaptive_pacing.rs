@@ -117,14 +117,6 @@ pub fn exchange_time(data: &Frame, p: &MacParams) -> Time {
     }
 }
 
-/// Adaptive pacing's setting at every node: when it is on, and the reading of its wait.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PacingConfig {
-    pub trigger: PacingTrigger,
-    pub wait: PacingWait,
-    pub extra: PacingExtra,
-}
-
 /// One node's pacing switch and what it cost.
 #[derive(Clone, Debug)]
 pub struct AdaptivePacing {

@@ -44,7 +44,7 @@ impl RetryAverage {
 }
 
 /// Link RED's constants (scenario table `[mac.link_red]`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct LinkRedParams {
     pub min_th: f64,
     pub max_th: f64,

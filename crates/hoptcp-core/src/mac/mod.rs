@@ -14,7 +14,7 @@ pub mod timing;
 
 /// The MAC header sizes are a MAC setting; the frame itself is in `wire`.
 pub use crate::wire::FrameFormat;
-pub use adaptive_pacing::{AdaptivePacing, PacingConfig, PacingExtra, PacingTrigger, PacingWait};
+pub use adaptive_pacing::{AdaptivePacing, PacingExtra, PacingTrigger, PacingWait};
 pub use backoff::SlotCount;
 pub use dcf::{Dcf, MacCounters, MacDrop, MacEnv, MacParams, MacTimer, Outgoing, TxResult, N_TIMERS};
 pub use link_red::{LinkRed, LinkRedParams, RetryAverage};

@@ -10,7 +10,7 @@
 //!   given up), with the packet's failed attempts (`GetMacRetries`);
 //! - [`LinkPolicy::extra_backoff_after_success`] after an ACK (Algorithm 2).
 
-use super::adaptive_pacing::{AdaptivePacing, PacingConfig, PacingWait};
+use super::adaptive_pacing::{AdaptivePacing, PacingWait};
 use super::dcf::MacParams;
 use super::link_red::{LinkRed, LinkRedParams, RetryAverage};
 use crate::engine::time::to_secs;
@@ -30,7 +30,7 @@ pub enum LinkPolicy {
 
 /// Fu et al.'s link layer as every node runs it (each node adds its own
 /// random stream for Link RED).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct FuLinkConfig {
     /// EWMA weight of the retry average (Link RED's `weight`, kept for pacing too).
     pub weight: f64,
@@ -38,8 +38,8 @@ pub struct FuLinkConfig {
     pub min_th: f64,
     /// None: Link RED off.
     pub red: Option<LinkRedParams>,
-    /// None: adaptive pacing off.
-    pub pacing: Option<PacingConfig>,
+    /// Adaptive pacing as each node starts it (None: off).
+    pub pacing: Option<AdaptivePacing>,
 }
 
 /// Link RED and adaptive pacing at one node, sharing one retry average.

@@ -7,13 +7,13 @@ use super::keys as k;
 use super::resolved::{
     BatchStop, Flow, Given, Inherit, Limit, Mac, Resolved, Route, Routing, Stats, Tcp, Topology, Traffic,
 };
-use super::schema::{TcpVariantSpec, TransportKind};
+use super::schema::{LinkRedSpec, TcpVariantSpec, TransportKind};
 use super::wstar;
 use crate::app::http::HttpParams;
 use crate::app::Source;
 use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
 use crate::gateway::tcp_gap::{GapConfig, GoodputControl};
-use crate::mac::{FuLinkConfig, LinkRedParams, MacParams, PacingConfig, Timing};
+use crate::mac::{AdaptivePacing, FuLinkConfig, MacParams, Timing};
 use crate::net::ldm::LdmConfig;
 use crate::net::routing::RoutingConfig;
 use crate::phy::{Channel, Position, TwoRayGround};
@@ -204,18 +204,12 @@ fn fu_link(mac: &Mac) -> Option<FuLinkConfig> {
     if !red.is_some_and(|r| r.enabled) && pacing.is_none() {
         return None;
     }
-    let spec = red.cloned().unwrap_or_default();
+    let red = red.cloned().unwrap_or_else(|| LinkRedSpec::default().into());
     Some(FuLinkConfig {
-        weight: spec.weight,
-        min_th: spec.min_th,
-        red: spec.enabled.then_some(LinkRedParams {
-            min_th: spec.min_th,
-            max_th: spec.max_th,
-            max_p: spec.max_p,
-            weight: spec.weight,
-            action: spec.action,
-        }),
-        pacing: pacing.map(|a| PacingConfig { trigger: a.trigger, wait: a.wait, extra: a.extra }),
+        weight: red.params.weight,
+        min_th: red.params.min_th,
+        red: red.enabled.then_some(red.params),
+        pacing: pacing.map(|a| AdaptivePacing::new(a.trigger).with_reading(a.wait, a.extra)),
     })
 }
 

@@ -15,7 +15,7 @@ use super::schema::{
     TcpGapSpec, TcpVariantSpec, TopologyKind, TransportKind,
 };
 use crate::engine::time::from_secs;
-use crate::mac::{FrameFormat, SlotCount, Standard};
+use crate::mac::{FrameFormat, LinkRedParams, SlotCount, Standard};
 use crate::net::ldm::{LdmEstimate, LdmParams};
 use crate::net::MarkAction;
 use crate::stats::series::SeriesKind;
@@ -229,10 +229,34 @@ pub struct Mac {
     /// Kept (possibly disabled) when adaptive pacing's trigger reads its
     /// retry average; absent otherwise unless enabled.
     #[serde(skip_serializing_if = "Given::is_absent")]
-    pub link_red: Given<LinkRedSpec>,
+    pub link_red: Given<LinkRed>,
     /// Absent unless enabled.
     #[serde(skip_serializing_if = "Given::is_absent")]
     pub adaptive_pacing: Given<AdaptivePacingSpec>,
+}
+
+/// `[mac.link_red]`: whether it is on, and Link RED's own constants (the
+/// same keys, flattened).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkRed {
+    pub enabled: bool,
+    #[serde(flatten)]
+    pub params: LinkRedParams,
+}
+
+impl From<LinkRedSpec> for LinkRed {
+    fn from(r: LinkRedSpec) -> Self {
+        LinkRed {
+            enabled: r.enabled,
+            params: LinkRedParams {
+                min_th: r.min_th,
+                max_th: r.max_th,
+                max_p: r.max_p,
+                weight: r.weight,
+                action: r.action,
+            },
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -724,7 +748,7 @@ impl Resolved {
             cw_max: filled("mac.cw_max", m.cw_max)?,
             frame_format: m.frame_format,
             backoff_slots: m.backoff_slots,
-            link_red: Given::from_parsed(m.link_red),
+            link_red: Given::from_parsed(m.link_red.map(LinkRed::from)),
             adaptive_pacing: Given::from_parsed(m.adaptive_pacing),
         };
         let ip = Ip {

@@ -348,20 +348,6 @@ impl Default for LdmSpec {
     }
 }
 
-impl LdmSpec {
-    pub fn params(&self) -> LdmParams {
-        LdmParams {
-            k: self.k,
-            hops_per_window: self.hops_per_window,
-            min_window: self.min_window,
-            floor_window: self.floor_window,
-            target_window: self.target_window,
-            flow_bits: self.flow_bits,
-            clear_period: from_secs(self.clear_period_s),
-            initial_ttls: self.initial_ttls.iter().map(|&t| t as u8).collect(),
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]

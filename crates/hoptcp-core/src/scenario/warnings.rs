@@ -15,7 +15,7 @@ pub fn has_ecn_marker(sc: &Resolved) -> bool {
 }
 
 fn link_red_marks(sc: &Resolved) -> bool {
-    sc.mac.link_red.get().is_some_and(|r| r.enabled && r.action.marks())
+    sc.mac.link_red.get().is_some_and(|r| r.enabled && r.params.action.marks())
 }
 
 fn ldm_marks(sc: &Resolved) -> bool {
@@ -111,7 +111,7 @@ pub fn warnings(sc: &Resolved, flows: &[(TransportKind, Tcp)]) -> Vec<String> {
         }
     }
     if link_red_marks(sc) && ecn_flows == 0 {
-        let action = sc.mac.link_red.get().map(|r| r.action);
+        let action = sc.mac.link_red.get().map(|r| r.params.action);
         out.push(if action == Some(MarkAction::MarkEctOnly) {
             "mac.link_red.action = \"mark_ect_only\", but no flow is ECN-capable (tcp.ecn = false): Link RED never \
              acts in this run"

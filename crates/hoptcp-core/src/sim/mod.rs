@@ -24,9 +24,7 @@ use crate::app::http::Http;
 use crate::app::Source;
 use crate::engine::Slab;
 use crate::engine::{EventQueue, RngStream, StreamPurpose, Time};
-use crate::mac::{
-    AdaptivePacing, Dcf, FuLink, FuLinkConfig, LinkPolicy, LinkRed, MacParams, MacTimer, RetryAverage, N_TIMERS,
-};
+use crate::mac::{Dcf, FuLink, FuLinkConfig, LinkPolicy, LinkRed, MacParams, MacTimer, RetryAverage, N_TIMERS};
 use crate::net::routing::{AodvRouting, Routing, RoutingConfig, StaticRoutes};
 use crate::net::IfQueue;
 use crate::phy::Channel;
@@ -266,7 +264,7 @@ pub(crate) fn link_policy(link: Option<&FuLinkConfig>, seed: u64, node: u32) -> 
         retry_avg: RetryAverage::new(c.weight),
         min_th: c.min_th,
         red: c.red.map(|params| LinkRed::new(params, RngStream::new(seed, node as u64, StreamPurpose::LinkRed))),
-        pacing: c.pacing.map(|a| AdaptivePacing::new(a.trigger).with_reading(a.wait, a.extra)),
+        pacing: c.pacing.clone(),
         counters: Default::default(),
     })
 }
