@@ -120,17 +120,23 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-fn no_module_imports_a_higher_layer() {
+/// Every finding of `check` over the sources under `src/FOLDER` ("" for all).
+fn check_sources(folder: &str, check: fn(&str, &str) -> Vec<String>) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    sources(&src.join(folder), &mut files);
     files.sort();
-    let mut violations = Vec::new();
+    let mut found = Vec::new();
     for f in &files {
         let rel = f.strip_prefix(&src).unwrap().to_str().unwrap().replace('\\', "/");
-        violations.extend(upward_imports(&rel, &std::fs::read_to_string(f).unwrap()));
+        found.extend(check(&rel, &std::fs::read_to_string(f).unwrap()));
     }
+    found
+}
+
+#[test]
+fn no_module_imports_a_higher_layer() {
+    let violations = check_sources("", upward_imports);
     assert!(violations.is_empty(), "upward imports:\n{}", violations.join("\n"));
 }
 
@@ -176,15 +182,7 @@ fn scenario_reads(rel: &str, text: &str) -> Vec<String> {
 
 #[test]
 fn sim_reads_only_the_plan_of_the_scenario() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src.join("sim"), &mut files);
-    files.sort();
-    let mut reads = Vec::new();
-    for f in &files {
-        let rel = f.strip_prefix(&src).unwrap().to_str().unwrap().replace('\\', "/");
-        reads.extend(scenario_reads(&rel, &std::fs::read_to_string(f).unwrap()));
-    }
+    let reads = check_sources("sim", scenario_reads);
     assert!(reads.is_empty(), "sim/ reads the scenario beyond its plan:\n{}", reads.join("\n"));
 }
 

@@ -348,7 +348,6 @@ impl Default for LdmSpec {
     }
 }
 
-
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum RoutingProtocol {
