@@ -25,6 +25,7 @@ impl<T: Copy> Slab<T> {
     }
 
     /// Free slot `i`; the caller guarantees it is live.
+    #[inline]
     pub fn remove(&mut self, i: u32) -> T {
         self.free.push(i);
         self.items[i as usize]

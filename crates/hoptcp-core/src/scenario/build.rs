@@ -5,7 +5,8 @@
 use super::error::ScenarioError;
 use super::keys as k;
 use super::resolved::{
-    BatchStop, Flow, Given, Inherit, Limit, Mac, Resolved, Route, Routing, Stats, Tcp, Topology, Traffic,
+    BatchStop, Flow, Given, Inherit, Ldm, LdmTarget, Limit, Mac, Resolved, Route, Routing, Stats, Tcp, Topology,
+    Traffic,
 };
 use super::schema::{LinkRedSpec, TcpVariantSpec, TransportKind};
 use super::wstar;
@@ -14,7 +15,7 @@ use crate::app::Source;
 use crate::engine::{time::from_secs, RngStream, StreamPurpose, Time};
 use crate::gateway::tcp_gap::{GapConfig, GoodputControl};
 use crate::mac::{AdaptivePacing, FuLinkConfig, MacParams, Timing};
-use crate::net::ldm::LdmConfig;
+use crate::net::ldm::{LdmConfig, LdmParams};
 use crate::net::routing::RoutingConfig;
 use crate::phy::{Channel, Position, TwoRayGround};
 use crate::stats::series::SeriesKind;
@@ -228,6 +229,28 @@ fn gap_config(sc: &Resolved, link_rate_bps: f64) -> Option<GapConfig> {
     })
 }
 
+/// LDM's config from `[ip.ldm]` (the period in nanoseconds, TTLs as bytes,
+/// the paper's target window as None).
+fn ldm_config(l: &Ldm) -> LdmConfig {
+    LdmConfig {
+        params: LdmParams {
+            k: l.k,
+            hops_per_window: l.hops_per_window,
+            min_window: l.min_window,
+            floor_window: l.floor_window,
+            target_window: match l.target_window {
+                LdmTarget::Optimal => None,
+                LdmTarget::Fixed(w) => Some(w),
+            },
+            flow_bits: l.flow_bits,
+            clear_period: from_secs(l.clear_period_s),
+            initial_ttls: l.initial_ttls.iter().map(|&t| t as u8).collect(),
+        },
+        action: l.action,
+        estimate: l.estimate,
+    }
+}
+
 fn stats_plan(st: &Stats) -> Result<StatsPlan, ScenarioError> {
     let batch_means = match (st.stop, &st.batch_packets) {
         (BatchStop::RunToEnd, _) => None,
@@ -406,11 +429,7 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
         Routing::Static => RoutingConfig::Static,
         Routing::Aodv { aodv } => RoutingConfig::Aodv(aodv.params()),
     };
-    let ldm = sc.ip.ldm.get().filter(|l| l.enabled).map(|l| LdmConfig {
-        params: l.params(),
-        action: l.action,
-        estimate: l.estimate,
-    });
+    let ldm = sc.ip.ldm.get().filter(|l| l.enabled).map(ldm_config);
     Ok(Plan {
         warnings: plan_warnings(sc, &flows),
         channel,

@@ -16,7 +16,7 @@ use super::schema::{
 };
 use crate::engine::time::from_secs;
 use crate::mac::{FrameFormat, LinkRedParams, SlotCount, Standard};
-use crate::net::ldm::{LdmEstimate, LdmParams};
+use crate::net::ldm::LdmEstimate;
 use crate::net::MarkAction;
 use crate::stats::series::SeriesKind;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
@@ -305,25 +305,6 @@ pub struct Ldm {
     pub clear_period_s: f64,
     pub initial_ttls: Vec<u32>,
     pub action: MarkAction,
-}
-
-impl Ldm {
-    /// The marker's parameters (times in nanoseconds).
-    pub fn params(&self) -> LdmParams {
-        LdmParams {
-            k: self.k,
-            hops_per_window: self.hops_per_window,
-            min_window: self.min_window,
-            floor_window: self.floor_window,
-            target_window: match self.target_window {
-                LdmTarget::Optimal => None,
-                LdmTarget::Fixed(w) => Some(w),
-            },
-            flow_bits: self.flow_bits,
-            clear_period: from_secs(self.clear_period_s),
-            initial_ttls: self.initial_ttls.iter().map(|&t| t as u8).collect(),
-        }
-    }
 }
 
 /// `[routing]`: static paths, or AODV with its constants.

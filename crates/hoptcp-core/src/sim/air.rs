@@ -38,6 +38,7 @@ impl PendingEnds {
         self.0.get(tx as usize).and_then(|v| v.get(i as usize)).copied()
     }
 
+    #[inline]
     fn push(&mut self, tx: u32, end: (u32, u64)) {
         let i = tx as usize;
         if i >= self.0.len() {
