@@ -71,10 +71,6 @@ pub enum TopologyKind {
     Explicit,
 }
 
-impl TopologyKind {
-    pub const ALL: &'static str = "chain, grid, cross, parallel_chains, star, random, explicit";
-}
-
 /// One table for all topology kinds; `validate` rejects keys a kind does not
 /// use, naming the ones it does.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -343,21 +339,6 @@ impl Default for LdmSpec {
             clear_period_s: crate::engine::time::to_secs(p.clear_period),
             initial_ttls: p.initial_ttls.iter().map(|&t| t.into()).collect(),
             action: k::LDM_ACTION.word(),
-        }
-    }
-}
-
-impl LdmSpec {
-    pub fn params(&self) -> LdmParams {
-        LdmParams {
-            k: self.k,
-            hops_per_window: self.hops_per_window,
-            min_window: self.min_window,
-            floor_window: self.floor_window,
-            target_window: self.target_window,
-            flow_bits: self.flow_bits,
-            clear_period: from_secs(self.clear_period_s),
-            initial_ttls: self.initial_ttls.iter().map(|&t| t as u8).collect(),
         }
     }
 }
