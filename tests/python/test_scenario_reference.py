@@ -1,6 +1,6 @@
 """`hoptcp scenario show` and docs/scenario-reference.md, both generated from the core's
 declaration of every scenario key (crates/hoptcp-core/src/scenario/keys.rs). That the
-declarations match what the parser accepts is checked in crates/hoptcp-core/tests/scenario_keys.rs."""
+declarations match what the parser accepts is checked in crates/hoptcp-core/src/scenario/keys_tests.rs."""
 
 import json
 from pathlib import Path

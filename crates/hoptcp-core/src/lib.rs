@@ -11,12 +11,15 @@
 //! routing), `transport` (UDP, TCP, TCP-AP), then `app` (traffic
 //! sources), [`models`] (analytic models) and `topology` (node placement),
 //! `stats` (series, run trace, pcap, batch means), `gateway` (TCP-GAP),
-//! [`scenario`] (the scenario file), and `sim`, the sole dispatcher, which
+//! `scenario` (the scenario file), and `sim`, the sole dispatcher, which
 //! wires them together and owns the event loop.
 //!
-//! The crate's edge is this file: run a scenario ([`run_scenario`]), its
-//! report ([`RunReport`]), errors, the scenario's load and keys, the
-//! analytic models, and the name tables reports use.
+//! The crate's edge is this file, and nothing else is public: run a scenario
+//! ([`run_scenario`]) and its report ([`RunReport`]); load one without
+//! running it ([`load_scenario`]: its canonical JSON, resolved TOML and
+//! network plan); the scenario's key declarations ([`keys`]); the errors;
+//! the analytic models ([`models`], [`ldm`]); the name tables reports use;
+//! the version.
 
 mod app;
 mod engine;
@@ -25,7 +28,7 @@ mod mac;
 pub mod models;
 mod net;
 mod phy;
-pub mod scenario;
+mod scenario;
 mod sim;
 mod stats;
 mod topology;
@@ -44,6 +47,53 @@ use sim::Simulation;
 /// target window (the LDM paper's equations; `net/ldm.rs`).
 pub mod ldm {
     pub use crate::net::ldm::{node_probability, path_probability, target_window, LdmParams};
+}
+
+/// A scenario parsed, its overrides applied, validated with every default
+/// filled, and its network built: every check a run makes, without running.
+#[derive(Debug)]
+pub struct LoadedScenario {
+    plan: scenario::Plan,
+}
+
+/// Load a scenario with `(dotted.key, value)` overrides (as a run would,
+/// the network built once); the error names the key, the value and what is
+/// allowed.
+pub fn load_scenario(text: &str, overrides: &[(String, String)]) -> Result<LoadedScenario, ScenarioError> {
+    scenario::load(text, overrides).map(|plan| LoadedScenario { plan })
+}
+
+impl LoadedScenario {
+    /// The resolved scenario as canonical JSON (sorted keys, no whitespace),
+    /// hashed into every stored run: the same string for scenarios that run
+    /// identically.
+    pub fn canonical_json(&self) -> String {
+        scenario::canonical_json(&self.plan.scenario)
+    }
+
+    /// The resolved scenario as TOML, every default written out (what
+    /// `hoptcp scenario show` prints; it loads back to the same scenario).
+    pub fn resolved_toml(&self) -> Result<String, toml::ser::Error> {
+        toml::to_string(&self.plan.scenario)
+    }
+
+    /// The network a run would build, as JSON: the resolved scenario, node
+    /// positions, links, and every flow with its path and TCP settings.
+    pub fn plan_json(&self) -> String {
+        self.plan.to_json().to_string()
+    }
+}
+
+/// The scenario's keys as declared once in the core (`scenario/keys.rs`),
+/// read-only, for the scenario reference.
+pub mod keys {
+    pub use crate::scenario::keys::{DeclText, TABLES};
+
+    /// Every key's declaration as text (key, type, default, allowed
+    /// values, unit, meaning), in declaration order.
+    pub fn declarations() -> Vec<DeclText> {
+        crate::scenario::keys::declarations().iter().map(crate::scenario::keys::Decl::text).collect()
+    }
 }
 
 /// Drop causes as reports name them, in report order.

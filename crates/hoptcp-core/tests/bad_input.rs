@@ -2,8 +2,7 @@
 //! the key (`ScenarioError.key`) and says what was wrong (the bad value) and
 //! what is allowed.
 
-use hoptcp_core::scenario::{load, parse};
-use hoptcp_core::{run_scenario, RunError, RunOptions, ScenarioError};
+use hoptcp_core::{load_scenario, run_scenario, RunError, RunOptions, ScenarioError};
 
 /// A valid base: 3-hop chain, one CBR flow end to end.
 const BASE: &str = r#"duration_s = 10
@@ -29,7 +28,7 @@ fn ov(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 /// same through `run_scenario`.
 fn reject(text: &str, overrides: &[(&str, &str)]) -> ScenarioError {
     let o = ov(overrides);
-    let e = match load(text, &o) {
+    let e = match load_scenario(text, &o) {
         Ok(_) => panic!("accepted:\n{text}\noverrides {overrides:?}"),
         Err(e) => e,
     };
@@ -69,9 +68,9 @@ fn with(old: &str, new: &str) -> String {
 
 #[test]
 fn base_is_valid() {
-    let plan = load(BASE, &[]).unwrap();
-    assert_eq!(plan.flows.len(), 1);
-    assert_eq!(plan.flows[0].path, vec![0, 1, 2, 3]);
+    let plan: serde_json::Value = serde_json::from_str(&load_scenario(BASE, &[]).unwrap().plan_json()).unwrap();
+    assert_eq!(plan["flows"].as_array().map(Vec::len), Some(1));
+    assert_eq!(plan["flows"][0]["path"], serde_json::json!([0, 1, 2, 3]));
 }
 
 #[test]
@@ -198,7 +197,7 @@ fn queue_limit_too_small() {
     let e = reject(BASE, &[("mac.queue_limit", "1")]);
     check(&e, "mac.queue_limit", &["= 1", "at least 2"]);
     // 2 is the smallest that works.
-    parse(BASE, &ov(&[("mac.queue_limit", "2")])).unwrap();
+    load_scenario(BASE, &ov(&[("mac.queue_limit", "2")])).unwrap();
 }
 
 #[test]
@@ -209,7 +208,7 @@ fn explicit_route_through_non_neighbours() {
     check(&e, "flows.0.route", &["nodes 1 and 3"]);
     let e = reject(&format!("{BASE}route = [0, 1, 2]\n"), &[]);
     check(&e, "flows.0.route", &["from src = 0 to dst = 3"]);
-    load(&format!("{BASE}route = [0, 1, 2, 3]\n"), &[]).unwrap();
+    load_scenario(&format!("{BASE}route = [0, 1, 2, 3]\n"), &[]).unwrap();
 }
 
 #[test]
@@ -231,7 +230,7 @@ fn disconnected_random_topology() {
     // The same draw passes the topology check when connectivity is not
     // required (the flow itself may then be unroutable).
     let relaxed = text.replace("topology_seed = 6", "topology_seed = 6\nrequire_connected = false");
-    if let Err(e) = load(&relaxed, &[]) {
+    if let Err(e) = load_scenario(&relaxed, &[]) {
         assert_eq!(e.key, "flows.0", "{}", e.message);
     }
 }

@@ -83,10 +83,10 @@ fn batch_keys_are_validated() {
     let base = two_flows("");
     let reject = |ov: &[(&str, &str)]| {
         let ov: Vec<(String, String)> = ov.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        hoptcp_core::scenario::parse(&base, &ov).unwrap_err()
+        hoptcp_core::load_scenario(&base, &ov).unwrap_err()
     };
     let no_k = base.replace("batch_packets = 1000", "");
-    let e = hoptcp_core::scenario::parse(&no_k, &[("stats.batches".into(), "11".into())]).unwrap_err();
+    let e = hoptcp_core::load_scenario(&no_k, &[("stats.batches".into(), "11".into())]).unwrap_err();
     assert_eq!(e.key, "stats.batches");
     assert!(e.message.contains("stats.batch_packets"), "{e}");
     let e = reject(&[("stats.batches", "1")]);
@@ -97,7 +97,13 @@ fn batch_keys_are_validated() {
     let e = reject(&[("stats.batch_discard", "2")]);
     assert_eq!(e.key, "stats.batch_discard");
     assert!(e.message.contains("set stats.batches"), "{e}");
-    let sc = hoptcp_core::scenario::parse(&base, &[("stats.batches".into(), "11".into())]).unwrap();
-    use hoptcp_core::scenario::resolved::BatchStop;
-    assert_eq!(sc.stats.stop, BatchStop::Batches { batches: 11, discard: 1, confidence: 0.95 });
+    // Set batches, the stop rule resolves with its defaults: discard 1, 95 %.
+    let sc = hoptcp_core::load_scenario(&base, &[("stats.batches".into(), "11".into())]).unwrap();
+    let sc: serde_json::Value = serde_json::from_str(&sc.canonical_json()).unwrap();
+    let stop = ["batches", "batch_discard", "batch_confidence"].map(|k| sc["stats"][k].clone());
+    assert_eq!(stop, [serde_json::json!(11), serde_json::json!(1), serde_json::json!(0.95)]);
+    // Without batches, the run goes to its end: no stop rule is written.
+    let sc = hoptcp_core::load_scenario(&base, &[]).unwrap();
+    let sc: serde_json::Value = serde_json::from_str(&sc.canonical_json()).unwrap();
+    assert!(sc["stats"].get("batches").is_none() && sc["stats"].get("batch_discard").is_none(), "{sc}");
 }

@@ -4,8 +4,7 @@
 
 mod common;
 use common::*;
-use hoptcp_core::scenario::{canonical_json, parse};
-use hoptcp_core::{run_scenario, RunOptions, RunReport};
+use hoptcp_core::{load_scenario, run_scenario, RunOptions, RunReport};
 use serde_json::Value;
 
 /// The report as JSON without the one non-deterministic field.
@@ -90,19 +89,24 @@ fn seed_from_file_override_or_options_is_the_same_run() {
     assert_eq!(json(&from_file), json(&from_options));
     assert_eq!(json(&from_file), json(&options_over_file));
     // The resolved scenarios are the same too (the seed is part of it) ...
-    let c7 = canonical_json(&parse(&file7, &[]).unwrap());
-    assert_eq!(c7, canonical_json(&parse(&grid(), &ov(&[("seed", "7")])).unwrap()));
+    let c7 = canonical(&file7, &[]);
+    assert_eq!(c7, canonical(&grid(), &ov(&[("seed", "7")])));
     // ... and differ from seed 1's.
-    assert_ne!(c7, canonical_json(&parse(&grid(), &[]).unwrap()));
+    assert_ne!(c7, canonical(&grid(), &[]));
+}
+
+/// The canonical JSON of the loaded scenario.
+fn canonical(text: &str, overrides: &[(String, String)]) -> String {
+    load_scenario(text, overrides).unwrap().canonical_json()
 }
 
 #[test]
 fn canonical_form_fills_defaults() {
     // Writing a default explicitly does not change what runs.
     let explicit = grid().replace("[stats]\n", "[mac]\nqueue_limit = 50\nshort_retry_limit = 7\n[stats]\n");
-    let a = canonical_json(&parse(&grid(), &[]).unwrap());
-    assert_eq!(a, canonical_json(&parse(&explicit, &[]).unwrap()));
-    assert_ne!(a, canonical_json(&parse(&grid(), &ov(&[("mac.queue_limit", "49")])).unwrap()));
+    let a = canonical(&grid(), &[]);
+    assert_eq!(a, canonical(&explicit, &[]));
+    assert_ne!(a, canonical(&grid(), &ov(&[("mac.queue_limit", "49")])));
     let v: Value = serde_json::from_str(&a).unwrap();
     assert_eq!(v["mac"]["cw_min"], 31);
     assert_eq!(v["radio"]["data_rate_mbps"], 2.0);

@@ -65,7 +65,7 @@ fn http_keys_are_validated() {
     let base = scenario(1.0, 10.0);
     let reject = |ov: &[(&str, &str)]| {
         let ov: Vec<(String, String)> = ov.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        hoptcp_core::scenario::parse(&base, &ov).unwrap_err()
+        hoptcp_core::load_scenario(&base, &ov).unwrap_err()
     };
     let e = reject(&[("flows.0.page_shape", "1.0")]);
     assert_eq!(e.key, "flows.0.page_shape");
@@ -81,8 +81,12 @@ fn http_keys_are_validated() {
     assert_eq!(e.key, "flows.0.app");
     assert!(e.message.contains("\"cbr\""), "{e}");
     // Defaults are filled: the paper's page sizes.
-    use hoptcp_core::scenario::resolved::Traffic;
-    let sc = hoptcp_core::scenario::parse(&base, &[]).unwrap();
-    let Traffic::Http { mean_page_bytes, page_shape, .. } = sc.flows[0].traffic else { panic!("an HTTP flow") };
-    assert_eq!((mean_page_bytes, page_shape), (30_000.0, 1.5));
+    let sc = hoptcp_core::load_scenario(&base, &[]).unwrap();
+    let sc: serde_json::Value = serde_json::from_str(&sc.canonical_json()).unwrap();
+    let flow = &sc["flows"][0];
+    assert_eq!(flow["app"], "http", "an HTTP flow: {flow}");
+    assert_eq!(
+        (&flow["mean_page_bytes"], &flow["page_shape"]),
+        (&serde_json::json!(30_000.0), &serde_json::json!(1.5))
+    );
 }

@@ -6,8 +6,7 @@
 mod common;
 use common::*;
 use hoptcp_core::ldm::{node_probability, path_probability, target_window, LdmParams};
-use hoptcp_core::scenario;
-use hoptcp_core::RunReport;
+use hoptcp_core::{load_scenario, RunReport};
 
 const CHAIN7: &str = "duration_s = 60\nseed = 3\n[topology]\nkind = \"chain\"\nhops = 7\nspacing_m = 200\n\
                       [tcp]\nmax_window = 32\n[[flows]]\nsrc = 0\ndst = 7\ntransport = \"tcp\"\napp = \"ftp\"\n";
@@ -129,18 +128,18 @@ fn ecn_without_a_marker_warns_and_ldm_silences_it() {
 
 #[test]
 fn a_disabled_ldm_table_is_the_scenario_without_it() {
-    let with = scenario::parse(CHAIN7, &[("ip.ldm.enabled".into(), "false".into()), ("ip.ldm.k".into(), "0.5".into())])
-        .unwrap();
-    let without = scenario::parse(CHAIN7, &[]).unwrap();
-    assert_eq!(scenario::canonical_json(&with), scenario::canonical_json(&without));
-    let on = scenario::parse(CHAIN7, &[("ip.ldm.enabled".into(), "true".into())]).unwrap();
-    let j = scenario::canonical_json(&on);
+    let with =
+        load_scenario(CHAIN7, &[("ip.ldm.enabled".into(), "false".into()), ("ip.ldm.k".into(), "0.5".into())]).unwrap();
+    let without = load_scenario(CHAIN7, &[]).unwrap();
+    assert_eq!(with.canonical_json(), without.canonical_json());
+    let on = load_scenario(CHAIN7, &[("ip.ldm.enabled".into(), "true".into())]).unwrap();
+    let j = on.canonical_json();
     assert!(j.contains("\"ldm\":{") && j.contains("\"estimate\":\"estimated\""), "{j}");
 }
 
 #[test]
 fn bad_ldm_keys_give_one_clear_error() {
-    let err = |k: &str, v: &str| scenario::parse(CHAIN7, &[(k.into(), v.into())]).unwrap_err().to_string();
+    let err = |k: &str, v: &str| load_scenario(CHAIN7, &[(k.into(), v.into())]).unwrap_err().to_string();
     let e = err("ip.ldm.k", "-1");
     assert!(e.contains("ip.ldm.k") && e.contains("-1") && e.contains("positive"), "{e}");
     let e = err("ip.ldm.initial_ttls", "[64, 30]");
@@ -183,35 +182,38 @@ fn rts_retry_histogram_accounts_for_every_rts_packet() {
 
 #[test]
 fn max_window_wstar_resolves_to_each_flows_w_star() {
-    use hoptcp_core::scenario::resolved::Inherit;
-    use hoptcp_core::scenario::schema::MaxWindow::Packets;
-    let own = |w: u32| Inherit::Own(Packets(w));
     let parse = |toml: &str, o: &[(&str, &str)]| {
         let o: Vec<(String, String)> = o.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        scenario::parse(toml, &o)
+        load_scenario(toml, &o)
     };
+    // The resolved scenario as JSON: a flow's own window is written, an inherited one is absent.
+    let json = |j: &str| serde_json::from_str::<serde_json::Value>(j).unwrap();
+    let windows = |j: &serde_json::Value| {
+        let flows = j["flows"].as_array().unwrap();
+        (j["tcp"]["max_window"].clone(), flows.iter().map(|f| f["max_window"].clone()).collect::<Vec<_>>())
+    };
+    let own = |w: u32| serde_json::json!(w);
     let chain = |h: u32| CHAIN7.replace("hops = 7", &format!("hops = {h}")).replace("dst = 7", &format!("dst = {h}"));
     // Chains: ceil(h/4) (7 → 2, 15 → 4, 24 → 6), through --set as a bare word.
     for (h, w) in [(7, 2), (15, 4), (24, 6), (3, 1)] {
-        let sc = parse(&chain(h), &[("tcp.max_window", "wstar")]).unwrap();
-        assert_eq!((sc.tcp.max_window, &sc.flows[0].tcp.max_window), (Packets(w), &own(w)), "{h} hops");
-        let j = scenario::canonical_json(&sc);
+        let j = parse(&chain(h), &[("tcp.max_window", "wstar")]).unwrap().canonical_json();
+        assert_eq!(windows(&json(&j)), (own(w), vec![own(w)]), "{h} hops");
         assert!(!j.contains("wstar"), "the canonical form carries the number: {j}");
         // Same canonical form as the number written out.
         let explicit = parse(&chain(h), &[("tcp.max_window", &w.to_string()), ("flows.0.max_window", &w.to_string())]);
-        assert_eq!(j, scenario::canonical_json(&explicit.unwrap()));
+        assert_eq!(j, explicit.unwrap().canonical_json());
     }
     // In the file, per flow; the flow's own path counts (a 3-hop flow on the 7-hop chain).
     let two = CHAIN7.replace("max_window = 32", "max_window = \"wstar\"")
         + "[[flows]]\nsrc = 1\ndst = 4\ntransport = \"tcp\"\napp = \"ftp\"\nmax_window = 9\n";
-    let sc = parse(&two, &[]).unwrap();
-    assert_eq!((&sc.flows[0].tcp.max_window, &sc.flows[1].tcp.max_window), (&own(2), &own(9)));
-    let sc = parse(&two, &[("flows.1.max_window", "\"wstar\"")]).unwrap();
-    assert_eq!(sc.flows[1].tcp.max_window, own(1));
+    let sc = json(&parse(&two, &[]).unwrap().canonical_json());
+    assert_eq!(windows(&sc).1, [own(2), own(9)]);
+    let sc = json(&parse(&two, &[("flows.1.max_window", "\"wstar\"")]).unwrap().canonical_json());
+    assert_eq!(windows(&sc).1[1], own(1));
     // The cross: ceil((h+4)/8) = 2 for its 6-hop flows (both papers' 2).
     let cross = "[topology]\nkind = \"cross\"\nhops = 6\nspacing_m = 200\n[tcp]\nmax_window = \"wstar\"\n\
                  [[flows]]\nsrc = 0\ndst = 6\ntransport = \"tcp\"\napp = \"ftp\"\n";
-    assert_eq!(parse(cross, &[]).unwrap().flows[0].tcp.max_window, own(2));
+    assert_eq!(windows(&json(&parse(cross, &[]).unwrap().canonical_json())).1, [own(2)]);
     // It runs as the number: the sender never has more than W* in flight.
     let r = run(&chain(7), &ov(&[("tcp.max_window", "wstar"), ("duration_s", "20")]));
     assert!(r.flows[0].tcp.as_ref().unwrap().avg_cwnd <= 2.0 + 1e-9);
@@ -225,29 +227,4 @@ fn max_window_wstar_resolves_to_each_flows_w_star() {
                 [random_flows]\ncount = 2\ntransport = \"tcp\"\napp = \"ftp\"\n";
     let e = parse(rand, &[]).unwrap_err().to_string();
     assert!(e.contains("tcp.max_window") && e.contains("[[flows]]"), "{e}");
-}
-
-#[test]
-fn wstar_plan_built_once_equals_a_fresh_build() {
-    // The plan `load` returns for "wstar" is the one resolution built (with
-    // placeholder windows) brought up to date; it must equal a build of the
-    // resolved scenario: repeated flows, a UDP flow inheriting [tcp], a
-    // flow with its own window.
-    let text = CHAIN7.replacen("app = \"ftp\"\n", "app = \"ftp\"\ncount = 2\n", 1)
-        + "[[flows]]\nsrc = 1\ndst = 4\ntransport = \"tcp\"\napp = \"ftp\"\nmax_window = 9\n\
-           [[flows]]\nsrc = 0\ndst = 3\ntransport = \"udp\"\nrate_bps = 1000\npacket_bytes = 100\n";
-    let tcp_wstar = vec![("tcp.max_window".to_string(), "wstar".to_string())];
-    let flow_wstar = vec![("flows.0.max_window".to_string(), "\"wstar\"".to_string())];
-    for (o, udp_window) in [(tcp_wstar, 2), (flow_wstar, 32)] {
-        let plan = scenario::load(&text, &o).unwrap();
-        let fresh = scenario::build(&scenario::parse(&text, &o).unwrap()).unwrap();
-        assert_eq!(plan.to_json(), fresh.to_json());
-        assert_eq!(plan.flows.len(), 4);
-        let window = |i: usize| plan.to_json()["flows"][i]["tcp"]["max_window"].as_u64();
-        assert_eq!(plan.flows[0].tcp.as_ref().map(|c| c.max_window), Some(2));
-        assert_eq!(plan.flows[1].tcp.as_ref().map(|c| c.max_window), Some(2));
-        assert_eq!(plan.flows[2].tcp.as_ref().map(|c| c.max_window), Some(9));
-        assert!(plan.flows[3].tcp.is_none(), "UDP");
-        assert_eq!((window(0), window(2), window(3)), (Some(2), Some(9), Some(udp_window)));
-    }
 }

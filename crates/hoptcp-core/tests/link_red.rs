@@ -4,8 +4,7 @@
 
 mod common;
 use common::*;
-use hoptcp_core::scenario;
-use hoptcp_core::RunReport;
+use hoptcp_core::{load_scenario, RunReport};
 
 const CHAIN7: &str = "duration_s = 60\nseed = 3\n[topology]\nkind = \"chain\"\nhops = 7\nspacing_m = 200\n\
                       [tcp]\nmax_window = 32\n[[flows]]\nsrc = 0\ndst = 7\ntransport = \"tcp\"\napp = \"ftp\"\n";
@@ -147,13 +146,13 @@ fn disabled_tables_change_nothing() {
     );
     assert!(base.nodes.iter().all(|n| n.link.is_none()));
     // Same canonical scenario, hence the same results-store key.
-    let a = scenario::parse(CHAIN7, &[]).unwrap();
-    let b = scenario::parse(
+    let a = load_scenario(CHAIN7, &[]).unwrap();
+    let b = load_scenario(
         CHAIN7,
         &[("mac.link_red.enabled".into(), "false".into()), ("mac.adaptive_pacing.enabled".into(), "false".into())],
     )
     .unwrap();
-    assert_eq!(scenario::canonical_json(&a), scenario::canonical_json(&b));
+    assert_eq!(a.canonical_json(), b.canonical_json());
 }
 
 #[test]
@@ -214,12 +213,12 @@ fn bad_link_layer_values_are_rejected_with_the_key() {
         if k == "mac.link_red.max_th" {
             o.push(("mac.link_red.min_th".into(), "0.1".into()));
         }
-        let e = scenario::parse(CHAIN7, &o).expect_err(&format!("{k} = {v} accepted"));
+        let e = load_scenario(CHAIN7, &o).expect_err(&format!("{k} = {v} accepted"));
         assert_eq!(e.key, key, "{k} = {v}: {e}");
         assert!(e.message.contains(key), "{}", e.message);
     }
-    let e = scenario::parse(CHAIN7, &[("mac.link_red.min_thresh".into(), "1".into())]).unwrap_err();
+    let e = load_scenario(CHAIN7, &[("mac.link_red.min_thresh".into(), "1".into())]).unwrap_err();
     assert!(e.message.contains("unknown key") && e.message.contains("min_th"), "{}", e.message);
-    let e = scenario::parse(CHAIN7, &[("mac.adaptive_pacing.trigger".into(), "\"sometimes\"".into())]).unwrap_err();
+    let e = load_scenario(CHAIN7, &[("mac.adaptive_pacing.trigger".into(), "\"sometimes\"".into())]).unwrap_err();
     assert!(e.message.contains("below_min_th") && e.message.contains("at_or_above_min_th"), "{}", e.message);
 }

@@ -10,7 +10,7 @@
 
 mod common;
 use common::*;
-use hoptcp_core::scenario::load;
+use hoptcp_core::load_scenario;
 use hoptcp_core::RunReport;
 
 /// A 2-hop chain (0 – 1 – 2), gateway 2, wired nodes 3, 4, 5: 2 – 3 at
@@ -223,7 +223,7 @@ fn goodput_control_throttles_the_wired_sender_on_parallel_chains() {
 
 fn reject(text: &str, ov: &[(&str, &str)]) -> hoptcp_core::ScenarioError {
     let o: Vec<(String, String)> = ov.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    match load(text, &o) {
+    match load_scenario(text, &o) {
         Ok(_) => panic!("accepted {ov:?}"),
         Err(e) => {
             println!("{:<28} | {}", e.key, e.message);
@@ -264,5 +264,5 @@ fn bad_wired_tables_get_one_clear_error() {
     let grid = base.replace("kind = \"chain\"\nhops = 2", "kind = \"grid\"\nrows = 1\ncols = 3");
     let e = reject(&grid, &[]);
     assert_eq!(e.key, "wired.gateway");
-    assert!(load(&grid, &[("wired.gateway".into(), "2".into())]).is_ok());
+    assert!(load_scenario(&grid, &[("wired.gateway".into(), "2".into())]).is_ok());
 }

@@ -32,10 +32,7 @@ fn version() -> &'static str {
 #[pyfunction]
 fn resolve(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
     let text = scenario_toml.to_owned();
-    py.detach(move || {
-        hoptcp_core::scenario::load(&text, &overrides).map(|p| hoptcp_core::scenario::canonical_json(&p.scenario))
-    })
-    .map_err(scenario_err)
+    py.detach(move || hoptcp_core::load_scenario(&text, &overrides).map(|s| s.canonical_json())).map_err(scenario_err)
 }
 
 /// The resolved scenario as TOML: every value resolution fills written out
@@ -43,17 +40,16 @@ fn resolve(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>
 #[pyfunction]
 fn resolve_toml(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
     let text = scenario_toml.to_owned();
-    let sc = py.detach(move || hoptcp_core::scenario::load(&text, &overrides)).map_err(scenario_err)?.scenario;
-    toml::to_string(&sc).map_err(|e| PyValueError::new_err(format!("the resolved scenario has no TOML form: {e}")))
+    let sc = py.detach(move || hoptcp_core::load_scenario(&text, &overrides)).map_err(scenario_err)?;
+    sc.resolved_toml().map_err(|e| PyValueError::new_err(format!("the resolved scenario has no TOML form: {e}")))
 }
 
 /// Every scenario key as declared in the core (`scenario/keys.rs`), and the
 /// tables they sit in, as JSON: `{"tables": [[name, doc], ...], "keys": [...]}`.
 #[pyfunction]
 fn scenario_keys() -> String {
-    use hoptcp_core::scenario::keys;
-    let keys: Vec<keys::DeclText> = keys::declarations().iter().map(keys::Decl::text).collect();
-    serde_json::json!({ "tables": keys::TABLES, "keys": keys }).to_string()
+    use hoptcp_core::keys;
+    serde_json::json!({ "tables": keys::TABLES, "keys": keys::declarations() }).to_string()
 }
 
 /// The network a run would build, as JSON: resolved scenario, node
@@ -66,8 +62,7 @@ fn plan(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, String)>, s
     if let Some(s) = seed {
         overrides.push(("seed".into(), s.to_string()));
     }
-    py.detach(move || hoptcp_core::scenario::load(&text, &overrides).map(|p| p.to_json().to_string()))
-        .map_err(scenario_err)
+    py.detach(move || hoptcp_core::load_scenario(&text, &overrides).map(|s| s.plan_json())).map_err(scenario_err)
 }
 
 /// Run one simulation and return its JSON result. `progress`, if given, is

@@ -33,7 +33,8 @@ pub struct HttpParams {
 
 impl HttpParams {
     /// The paper's page sizes (Pareto, β = 1.5, mean 30 000 B): the scenario's defaults.
-    pub fn paper(mean_think_s: f64, payload_bytes: u32) -> Self {
+    #[cfg(test)]
+    fn paper(mean_think_s: f64, payload_bytes: u32) -> Self {
         HttpParams { mean_page_bytes: PAPER_MEAN_PAGE_BYTES, page_shape: PAPER_PAGE_SHAPE, mean_think_s, payload_bytes }
     }
 

@@ -53,9 +53,6 @@ pub struct Channel {
     pub arrivals: Vec<Vec<ArrivalGroup>>,
     /// `arrival_order[n]`: indices into `sensed_by[n]` sorted by (delay, node).
     pub arrival_order: Vec<Vec<u32>>,
-    pub rx_thresh_w: f64,
-    pub cs_thresh_w: f64,
-    pub model: TwoRayGround,
 }
 
 impl Channel {
@@ -122,15 +119,11 @@ impl Channel {
             arrivals.push(groups);
             arrival_order.push(idx);
         }
-        Channel { positions, sensed_by, arrivals, arrival_order, rx_thresh_w, cs_thresh_w, model }
+        Channel { positions, sensed_by, arrivals, arrival_order }
     }
 
     pub fn len(&self) -> usize {
         self.positions.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
     }
 
     /// Nodes that can decode `n`'s frames (its link-layer neighbours).

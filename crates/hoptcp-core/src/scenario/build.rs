@@ -93,10 +93,6 @@ pub struct BatchMeansPlan {
 }
 
 impl Plan {
-    pub fn positions(&self) -> &[Position] {
-        &self.channel.positions
-    }
-
     /// The concrete network as JSON, for tools that rebuild the same run
     /// elsewhere (the ns-2 exporter): the resolved scenario, node positions,
     /// each node's links, and every flow with its route and TCP settings.

@@ -11,12 +11,12 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError { key: key.into(), message: message.into() }
     }
 
     /// "`key` = value: what is allowed".
-    pub fn value(key: &str, value: impl fmt::Display, allowed: impl fmt::Display) -> Self {
+    pub(crate) fn value(key: &str, value: impl fmt::Display, allowed: impl fmt::Display) -> Self {
         ScenarioError::new(key, format!("`{key}` = {value}: {allowed}"))
     }
 }

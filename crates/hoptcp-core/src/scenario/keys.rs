@@ -1365,7 +1365,8 @@ pub fn declarations() -> Vec<Decl> {
 }
 
 /// The declaration of `key` (list entries as `flows[]`; `flows.3.rate_bps` is found too).
-pub fn find(key: &str) -> Option<Decl> {
+#[cfg(test)]
+fn find(key: &str) -> Option<Decl> {
     let norm: String =
         key.split('.').map(|p| if p.parse::<usize>().is_ok() { "[]" } else { p }).collect::<Vec<_>>().join(".");
     let norm = norm.replace(".[]", "[]");

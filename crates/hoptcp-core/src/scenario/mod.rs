@@ -7,25 +7,32 @@
 //! is hashed and stored) and the [`Plan`] built from it, which the simulator
 //! runs.
 
-pub mod build;
-pub mod error;
-pub mod keys;
-pub mod overrides;
-pub mod resolved;
-pub mod schema;
-pub mod validate;
-pub mod warnings;
-pub mod wstar;
+pub(crate) mod build;
+pub(crate) mod error;
+pub(crate) mod keys;
+pub(crate) mod overrides;
+pub(crate) mod resolved;
+pub(crate) mod schema;
+pub(crate) mod validate;
+pub(crate) mod warnings;
+pub(crate) mod wstar;
 
-pub use build::{build, FlowPlan, Plan};
+#[cfg(test)]
+mod keys_tests;
+#[cfg(test)]
+mod load_tests;
+
+pub(crate) use build::{build, FlowPlan, Plan};
 pub use error::ScenarioError;
-pub use resolved::Resolved;
-pub use schema::Scenario;
-pub use warnings::warnings;
+pub(crate) use resolved::Resolved;
+pub(crate) use schema::Scenario;
+pub(crate) use warnings::warnings;
 
 /// Parse scenario TOML, apply `(dotted.key, value)` overrides, deserialize
-/// (unknown keys rejected) and validate, filling every default.
-pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Resolved, ScenarioError> {
+/// (unknown keys rejected) and validate, filling every default (the unit
+/// tests' way to a resolved scenario; a run goes through [`load`]).
+#[cfg(test)]
+pub(crate) fn parse(text: &str, overrides: &[(String, String)]) -> Result<Resolved, ScenarioError> {
     resolve_text(text, overrides).map(|(sc, _)| sc)
 }
 
@@ -52,7 +59,7 @@ fn resolve_text(text: &str, overrides: &[(String, String)]) -> Result<(Resolved,
 }
 
 /// Parse and also build the network (all checks a run would make), once.
-pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Plan, ScenarioError> {
+pub(crate) fn load(text: &str, overrides: &[(String, String)]) -> Result<Plan, ScenarioError> {
     match resolve_text(text, overrides)? {
         (_, Some(plan)) => Ok(plan),
         (sc, None) => build(&sc),
@@ -62,7 +69,7 @@ pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Plan, Scenario
 /// Canonical JSON of a resolved scenario: sorted keys, no whitespace. Two
 /// scenarios that run identically (same values, defaults included) give the
 /// same string; the seed is part of it.
-pub fn canonical_json(sc: &Resolved) -> String {
+pub(crate) fn canonical_json(sc: &Resolved) -> String {
     let v = serde_json::to_value(sc).expect("scenario serializes");
     serde_json::to_string(&v).expect("json")
 }

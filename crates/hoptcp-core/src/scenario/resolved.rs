@@ -82,12 +82,6 @@ impl<T: Copy> Inherit<T> {
     }
 }
 
-impl<T: Copy> Limit<T> {
-    pub fn is_unlimited(&self) -> bool {
-        matches!(self, Limit::Unlimited)
-    }
-}
-
 // The absent variants are never written (`skip_serializing_if`); the
 // present ones are their value, as the parsed file's `Some`.
 impl<T: Serialize> Serialize for Given<T> {
@@ -313,15 +307,6 @@ pub struct Ldm {
 pub enum Routing {
     Static,
     Aodv { aodv: AodvSpec },
-}
-
-impl Routing {
-    pub fn protocol(&self) -> RoutingProtocol {
-        match self {
-            Routing::Static => RoutingProtocol::Static,
-            Routing::Aodv { .. } => RoutingProtocol::Aodv,
-        }
-    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

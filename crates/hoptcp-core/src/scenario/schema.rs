@@ -72,10 +72,6 @@ pub enum TopologyKind {
     Explicit,
 }
 
-impl TopologyKind {
-    pub const ALL: &'static str = "chain, grid, cross, parallel_chains, star, random, explicit";
-}
-
 /// One table for all topology kinds; `validate` rejects keys a kind does not
 /// use, naming the ones it does.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

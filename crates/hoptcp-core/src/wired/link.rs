@@ -129,12 +129,14 @@ impl SimplexLink {
     }
 
     /// Packets waiting (not counting the one on the line).
-    pub fn queued(&self) -> usize {
+    #[cfg(test)]
+    fn queued(&self) -> usize {
         self.queue.len()
     }
 
     /// Whether a packet is on the line.
-    pub fn sending(&self) -> bool {
+    #[cfg(test)]
+    fn sending(&self) -> bool {
         self.busy.is_some()
     }
 
@@ -176,7 +178,8 @@ impl DuplexLink {
     }
 
     /// The simplex link leaving `from`.
-    pub fn from(&mut self, from: u32) -> Option<&mut SimplexLink> {
+    #[cfg(test)]
+    fn from(&mut self, from: u32) -> Option<&mut SimplexLink> {
         self.direction(from).map(|d| &mut self.dirs[d])
     }
 }

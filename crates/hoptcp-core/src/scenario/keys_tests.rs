@@ -1,11 +1,11 @@
-//! The declarations in `scenario/keys.rs` against the parser itself: the set
+//! The declarations in `keys.rs` against the parser itself: the set
 //! of keys serde accepts (read from the derived `Deserialize` impls by a
 //! probing deserializer, not written by hand) must equal the declared set,
 //! enum keys must declare exactly the names serde accepts, and each declared
 //! default must be what resolution fills in.
 
-use hoptcp_core::scenario::keys::{declarations, Allowed, Def};
-use hoptcp_core::scenario::{parse, Scenario};
+use super::keys::{declarations, Allowed, Def};
+use super::{parse, Scenario};
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::cell::RefCell;
@@ -318,6 +318,6 @@ fn declared_defaults_are_what_resolution_fills_in() {
 fn aodv_table_defaults_are_the_routing_layers_defaults() {
     // Written once (net/routing/aodv/params.rs): the resolved [routing.aodv]
     // of a scenario that sets nothing gives exactly AodvParams::default().
-    let d = hoptcp_core::scenario::schema::AodvSpec::default();
+    let d = super::schema::AodvSpec::default();
     assert_eq!(d.params(), Default::default());
 }
