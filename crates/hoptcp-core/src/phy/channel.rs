@@ -22,19 +22,31 @@ impl Position {
     }
 }
 
+/// A hearer found while building (its delay decides its group).
 #[derive(Clone, Copy, Debug)]
-pub struct Neighbor {
-    pub node: u32,
+struct Neighbor {
+    node: u32,
+    /// Received power (W).
+    power: f64,
+    /// Propagation delay, rounded to the nanosecond.
+    delay: Time,
+    /// Power >= receive threshold: the frame can be decoded.
+    decodable: bool,
+}
+
+/// One node that senses a sender's frames, as the air needs it (the delay is
+/// its arrival group's).
+#[derive(Clone, Copy, Debug)]
+pub struct Hearer {
     /// Received power (W).
     pub power: f64,
-    /// Propagation delay, rounded to the nanosecond.
-    pub delay: Time,
+    pub node: u32,
     /// Power >= receive threshold: the frame can be decoded.
     pub decodable: bool,
 }
 
 /// Hearers of one sender at the same propagation delay: entries
-/// `arrival_order[start..end]` of that sender, which index its `sensed_by`.
+/// `hearers[start..end]` of the channel.
 #[derive(Clone, Copy, Debug)]
 pub struct ArrivalGroup {
     pub delay: Time,
@@ -42,17 +54,25 @@ pub struct ArrivalGroup {
     pub end: u32,
 }
 
+/// The hearers of every sender in flat arrays, one contiguous run per sender
+/// (a frame on the air walks one run front to back, so the hot path reads
+/// memory in order and follows no per-sender pointer).
 #[derive(Clone, Debug)]
 pub struct Channel {
     pub positions: Vec<Position>,
-    /// `sensed_by[n]`: nodes that sense n's transmissions, sorted by node id.
-    pub sensed_by: Vec<Vec<Neighbor>>,
-    /// `arrivals[n]`: n's hearers grouped by propagation delay (ascending),
-    /// each group in node-id order. A transmission reaches a whole group at
-    /// once, so the simulator delivers it with one event per group.
-    pub arrivals: Vec<Vec<ArrivalGroup>>,
-    /// `arrival_order[n]`: indices into `sensed_by[n]` sorted by (delay, node).
-    pub arrival_order: Vec<Vec<u32>>,
+    /// Every sender's hearers sorted by (delay, node): sender n's are
+    /// `hearers[hearer_start[n]..hearer_start[n + 1]]`.
+    hearers: Vec<Hearer>,
+    hearer_start: Vec<u32>,
+    /// The same runs as indices into `hearers`, sorted by node id (link
+    /// queries and AODV walk neighbours in id order).
+    by_id: Vec<u32>,
+    /// Every sender's hearers grouped by propagation delay (ascending), each
+    /// group in node-id order: sender n's are
+    /// `groups[group_start[n]..group_start[n + 1]]`. A transmission reaches a
+    /// whole group at once, so the simulator delivers it in one step.
+    groups: Vec<ArrivalGroup>,
+    group_start: Vec<u32>,
 }
 
 impl Channel {
@@ -62,7 +82,16 @@ impl Channel {
         let rx_thresh_w = model.rx_power(tx_range_m);
         let cs_thresh_w = model.rx_power(cs_range_m);
         let n = positions.len();
-        let mut sensed_by = vec![Vec::new(); n];
+        let mut ch = Channel {
+            positions: Vec::new(),
+            hearers: Vec::new(),
+            hearer_start: Vec::with_capacity(n + 1),
+            by_id: Vec::new(),
+            groups: Vec::new(),
+            group_start: Vec::with_capacity(n + 1),
+        };
+        ch.hearer_start.push(0);
+        ch.group_start.push(0);
         if n > 0 {
             // Spatial hash: cell side = carrier-sense range (+ margin for rounding).
             let cell = cs_range_m.max(1.0) * 1.000_001;
@@ -75,9 +104,11 @@ impl Channel {
             for (i, p) in positions.iter().enumerate() {
                 cells.entry(key(p)).or_default().push(i as u32);
             }
+            let mut list: Vec<Neighbor> = Vec::new();
+            let mut idx: Vec<u32> = Vec::new();
             for (i, p) in positions.iter().enumerate() {
                 let (cx, cy) = key(p);
-                let list = &mut sensed_by[i];
+                list.clear();
                 for dx in -1..=1 {
                     for dy in -1..=1 {
                         if let Some(members) = cells.get(&(cx + dx, cy + dy)) {
@@ -99,27 +130,63 @@ impl Channel {
                         }
                     }
                 }
-                list.sort_by_key(|nb| nb.node);
+                ch.push_sender(&mut list, &mut idx);
             }
         }
-        let mut arrivals = Vec::with_capacity(n);
-        let mut arrival_order = Vec::with_capacity(n);
-        for list in &sensed_by {
-            let mut idx: Vec<u32> = (0..list.len() as u32).collect();
-            idx.sort_by_key(|&k| (list[k as usize].delay, list[k as usize].node));
-            let mut groups: Vec<ArrivalGroup> = Vec::new();
-            for (pos, &k) in idx.iter().enumerate() {
-                let d = list[k as usize].delay;
-                match groups.last_mut() {
-                    Some(g) if g.delay == d => g.end = pos as u32 + 1,
-                    _ => groups.push(ArrivalGroup { delay: d, start: pos as u32, end: pos as u32 + 1 }),
-                }
+        ch.positions = positions;
+        ch.hearers.shrink_to_fit();
+        ch.by_id.shrink_to_fit();
+        ch.groups.shrink_to_fit();
+        ch
+    }
+
+    /// Append the next sender's hearers (in any order; reordered here).
+    fn push_sender(&mut self, list: &mut [Neighbor], idx: &mut Vec<u32>) {
+        list.sort_by_key(|nb| (nb.delay, nb.node));
+        let base = self.hearers.len() as u32;
+        let first_group = self.groups.len();
+        for nb in list.iter() {
+            let at = self.hearers.len() as u32;
+            match self.groups[first_group..].last_mut() {
+                Some(g) if g.delay == nb.delay => g.end = at + 1,
+                _ => self.groups.push(ArrivalGroup { delay: nb.delay, start: at, end: at + 1 }),
             }
-            groups.shrink_to_fit();
-            arrivals.push(groups);
-            arrival_order.push(idx);
+            self.hearers.push(Hearer { power: nb.power, node: nb.node, decodable: nb.decodable });
         }
-        Channel { positions, sensed_by, arrivals, arrival_order }
+        idx.clear();
+        idx.extend(base..self.hearers.len() as u32);
+        idx.sort_by_key(|&k| self.hearers[k as usize].node);
+        self.by_id.extend_from_slice(idx);
+        self.hearer_start.push(self.hearers.len() as u32);
+        self.group_start.push(self.groups.len() as u32);
+    }
+
+    /// Sender `n`'s arrival groups, by ascending delay.
+    #[inline]
+    pub fn groups(&self, n: u32) -> &[ArrivalGroup] {
+        let n = n as usize;
+        &self.groups[self.group_start[n] as usize..self.group_start[n + 1] as usize]
+    }
+
+    /// The hearers of arrival group `g`, in node-id order.
+    #[inline]
+    #[cfg(test)] // the hot path indexes hearers one by one
+    pub fn group_hearers(&self, g: &ArrivalGroup) -> &[Hearer] {
+        &self.hearers[g.start as usize..g.end as usize]
+    }
+
+    /// Hearer `m` (an index in an arrival group's `start..end`).
+    #[inline]
+    pub fn hearer(&self, m: u32) -> Hearer {
+        self.hearers[m as usize]
+    }
+
+    /// Sender `n`'s hearers by node id.
+    fn sensed_by(&self, n: u32) -> impl Iterator<Item = &Hearer> + '_ {
+        let n = n as usize;
+        self.by_id[self.hearer_start[n] as usize..self.hearer_start[n + 1] as usize]
+            .iter()
+            .map(|&k| &self.hearers[k as usize])
     }
 
     pub fn len(&self) -> usize {
@@ -128,14 +195,15 @@ impl Channel {
 
     /// Nodes that can decode `n`'s frames (its link-layer neighbours).
     pub fn links_of(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
-        self.sensed_by[n as usize].iter().filter(|nb| nb.decodable).map(|nb| nb.node)
+        self.sensed_by(n).filter(|h| h.decodable).map(|h| h.node)
     }
 
     /// Can `b` decode frames sent by `a`?
     pub fn is_link(&self, a: u32, b: u32) -> bool {
-        let list = &self.sensed_by[a as usize];
-        match list.binary_search_by_key(&b, |nb| nb.node) {
-            Ok(k) => list[k].decodable,
+        let a = a as usize;
+        let ids = &self.by_id[self.hearer_start[a] as usize..self.hearer_start[a + 1] as usize];
+        match ids.binary_search_by_key(&b, |&k| self.hearers[k as usize].node) {
+            Ok(i) => self.hearers[ids[i] as usize].decodable,
             Err(_) => false,
         }
     }
@@ -177,20 +245,15 @@ mod tests {
     #[test]
     fn chain_200m_hears_two_hops_decodes_one() {
         let ch = Channel::build(line(8, 200.0), TwoRayGround::default(), 250.0, 550.0);
-        let nb: Vec<u32> = ch.sensed_by[3].iter().map(|n| n.node).collect();
+        let nb: Vec<u32> = ch.sensed_by(3).map(|n| n.node).collect();
         assert_eq!(nb, vec![1, 2, 4, 5]);
         let links: Vec<u32> = ch.links_of(3).collect();
         assert_eq!(links, vec![2, 4]);
         assert!(ch.is_link(0, 1) && !ch.is_link(0, 2));
-        assert_eq!(ch.sensed_by[0][0].delay, 667); // 200 m / c
-                                                   // Node 3's hearers at 200 m (2, 4) then 400 m (1, 5).
-        let g: Vec<(u64, Vec<u32>)> = ch.arrivals[3]
-            .iter()
-            .map(|g| {
-                let members = &ch.arrival_order[3][g.start as usize..g.end as usize];
-                (g.delay, members.iter().map(|&k| ch.sensed_by[3][k as usize].node).collect())
-            })
-            .collect();
+        assert_eq!(ch.groups(0)[0].delay, 667); // 200 m / c
+                                                // Node 3's hearers at 200 m (2, 4) then 400 m (1, 5).
+        let g: Vec<(u64, Vec<u32>)> =
+            ch.groups(3).iter().map(|g| (g.delay, ch.group_hearers(g).iter().map(|h| h.node).collect())).collect();
         assert_eq!(g, vec![(667, vec![2, 4]), (1333, vec![1, 5])]);
     }
 
@@ -210,8 +273,19 @@ mod tests {
                 .filter(|&b| b != a && m.rx_power(pos[a].dist(&pos[b])) >= cs)
                 .map(|b| b as u32)
                 .collect();
-            let got: Vec<u32> = ch.sensed_by[a].iter().map(|n| n.node).collect();
+            let got: Vec<u32> = ch.sensed_by(a as u32).map(|n| n.node).collect();
             assert_eq!(got, brute);
+            // The arrival groups hold the same hearers, by (delay, node).
+            let mut by_arrival: Vec<(u64, u32)> = Vec::new();
+            for g in ch.groups(a as u32) {
+                by_arrival.extend(ch.group_hearers(g).iter().map(|h| (g.delay, h.node)));
+            }
+            let mut want: Vec<(u64, u32)> = brute
+                .iter()
+                .map(|&b| ((pos[a].dist(&pos[b as usize]) / SPEED_OF_LIGHT * 1e9).round() as u64, b))
+                .collect();
+            want.sort();
+            assert_eq!(by_arrival, want);
         }
     }
 

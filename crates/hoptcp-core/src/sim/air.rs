@@ -98,7 +98,7 @@ impl Simulation {
         }
         // The earlier of the next arrival and the next end.
         let t = self.txs.get(tx);
-        let groups = &self.channel.arrivals[t.tx_node as usize];
+        let groups = self.channel.groups(t.tx_node);
         let arrive = groups
             .get(t.next_group as usize)
             .map(|g| (t.sent + g.delay, t.first_seq + t.next_group as u64, t.next_group));
@@ -118,15 +118,14 @@ impl Simulation {
     fn arrive(&mut self, now: Time, tx: u32, g: u32) -> bool {
         let (frame, sender) = {
             let t = self.txs.get(tx);
-            (t.frame, t.tx_node as usize)
+            (t.frame, t.tx_node)
         };
-        let group = self.channel.arrivals[sender][g as usize];
+        let group = self.channel.groups(sender)[g as usize];
         let mut locked = false;
         for m in group.start..group.end {
-            let k = self.channel.arrival_order[sender][m as usize];
-            let nb = self.channel.sensed_by[sender][k as usize];
-            self.with_node_ctx(now, nb.node, Some(&mut locked), |mac, p, ctx| {
-                mac.on_rx_start(&frame, nb.power, nb.decodable, p, ctx)
+            let h = self.channel.hearer(m);
+            self.with_node_ctx(now, h.node, Some(&mut locked), |mac, p, ctx| {
+                mac.on_rx_start(&frame, h.power, h.decodable, p, ctx)
             });
         }
         locked
@@ -134,10 +133,9 @@ impl Simulation {
     /// The frame ends at group `g` of `sender`'s hearers: the reception timers
     /// of those still locked on it expire.
     fn end_at(&mut self, now: Time, sender: u32, g: u32) {
-        let group = self.channel.arrivals[sender as usize][g as usize];
+        let group = self.channel.groups(sender)[g as usize];
         for m in group.start..group.end {
-            let k = self.channel.arrival_order[sender as usize][m as usize];
-            let node = self.channel.sensed_by[sender as usize][k as usize].node;
+            let node = self.channel.hearer(m).node;
             let (at, gen) = self.nodes.get_mut(node).recv_due;
             if at == now {
                 self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::Recv, gen, p, ctx));

@@ -170,7 +170,7 @@ impl MacEnv for NodeCtx<'_> {
             let packet = (frame.kind == crate::wire::FrameKind::Data).then(|| self.packets.get(frame.packet));
             r.frame(self.now, self.node, frame, packet);
         }
-        let groups = &self.channel.arrivals[self.node as usize];
+        let groups = self.channel.groups(self.node);
         if groups.is_empty() {
             return;
         }
