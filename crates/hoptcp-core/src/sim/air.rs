@@ -136,7 +136,7 @@ impl Simulation {
         let group = self.channel.groups(sender)[g as usize];
         for m in group.start..group.end {
             let node = self.channel.hearer(m).node;
-            let (at, gen) = self.nodes.get_mut(node).recv_due;
+            let (at, gen) = self.nodes.recv_due(node);
             if at == now {
                 self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::Recv, gen, p, ctx));
             }

@@ -125,8 +125,6 @@ pub(crate) struct Node {
     pub mac: Dcf,
     pub ifq: IfQueue,
     pub load: NodeLoad,
-    /// The MAC's pending reception timer (expiry, generation).
-    pub recv_due: (Time, u32),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -527,7 +525,7 @@ impl Simulation {
         batch_rx: Option<&mut bool>,
         f: impl FnOnce(&mut Dcf, &MacParams, &mut NodeCtx),
     ) {
-        let n = self.nodes.get_mut(node);
+        let (n, recv_due) = self.nodes.get_mut_with_recv_due(node);
         let mut ctx = NodeCtx {
             now,
             node,
@@ -542,7 +540,7 @@ impl Simulation {
             domains: self.domains,
             ll_delay: self.ll_delay,
             trace: self.trace.as_mut(),
-            recv_due: &mut n.recv_due,
+            recv_due,
             batch_rx,
             rec: self.rec.as_deref_mut().filter(|r| r.air_on()),
         };

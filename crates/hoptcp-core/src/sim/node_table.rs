@@ -23,6 +23,10 @@ pub(crate) struct NodeTable {
     /// Created nodes, in creation order; `ids[k]` is the id of `nodes[k]`.
     nodes: Vec<Node>,
     ids: Vec<u32>,
+    /// `recv_due[k]`: node k's pending reception timer (expiry, generation),
+    /// apart from the node because the end of every frame reads it at every
+    /// hearer: a dense array keeps that read in cache.
+    recv_due: Vec<(Time, u32)>,
     seed: u64,
     cw_min: u32,
     queue_limit: u32,
@@ -32,7 +36,7 @@ pub(crate) struct NodeTable {
 
 impl NodeTable {
     pub fn new(count: usize, seed: u64, cw_min: u32, queue_limit: u32, link: Option<FuLinkConfig>) -> Self {
-        NodeTable { slot: vec![ABSENT; count], nodes: Vec::new(), ids: Vec::new(), seed, cw_min, queue_limit, link }
+        NodeTable { slot: vec![ABSENT; count], nodes: Vec::new(), ids: Vec::new(), recv_due: Vec::new(), seed, cw_min, queue_limit, link }
     }
 
     /// Number of wireless nodes in the topology (created or not).
@@ -50,6 +54,26 @@ impl NodeTable {
         &mut self.nodes[k as usize]
     }
 
+    /// Node `id` (created if it was not yet) and its reception timer.
+    #[inline]
+    pub fn get_mut_with_recv_due(&mut self, id: u32) -> (&mut Node, &mut (Time, u32)) {
+        let mut k = self.slot[id as usize];
+        if k == ABSENT {
+            k = self.create(id);
+        }
+        (&mut self.nodes[k as usize], &mut self.recv_due[k as usize])
+    }
+
+    /// Node `id`'s pending reception timer (expiry, generation); none if the
+    /// node was never created.
+    #[inline]
+    pub fn recv_due(&self, id: u32) -> (Time, u32) {
+        match self.slot[id as usize] {
+            ABSENT => (Time::MAX, 0),
+            k => self.recv_due[k as usize],
+        }
+    }
+
     #[cold]
     fn create(&mut self, id: u32) -> u32 {
         let mut mac = Dcf::new(id, self.cw_min, RngStream::new(self.seed, id as u64, StreamPurpose::MacBackoff));
@@ -59,8 +83,8 @@ impl NodeTable {
             mac,
             ifq: IfQueue::new(self.queue_limit),
             load: NodeLoad::default(),
-            recv_due: (Time::MAX, 0),
         });
+        self.recv_due.push((Time::MAX, 0));
         self.ids.push(id);
         self.slot[id as usize] = k;
         k
