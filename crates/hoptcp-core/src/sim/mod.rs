@@ -121,6 +121,8 @@ pub(crate) enum Ev {
     },
 }
 
+/// `repr(C)`: the MAC's hot state first (see `Dcf`).
+#[repr(C)]
 pub(crate) struct Node {
     pub mac: Dcf,
     pub ifq: IfQueue,
