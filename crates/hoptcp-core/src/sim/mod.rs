@@ -122,7 +122,7 @@ pub(crate) enum Ev {
 }
 
 /// `repr(C)`: the MAC's hot state first (see `Dcf`).
-#[repr(C)]
+#[repr(C, align(64))]
 pub(crate) struct Node {
     pub mac: Dcf,
     pub ifq: IfQueue,
