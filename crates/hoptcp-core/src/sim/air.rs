@@ -65,16 +65,16 @@ impl Simulation {
         loop {
             match self.air_one(now, tx, step) {
                 Some((at, seq, next)) => {
-                    if at <= self.end && self.q.take_if_next(at, seq) {
+                    if at <= self.end && self.w.q.take_if_next(at, seq) {
                         (now, step) = (at, next);
                     } else {
-                        self.q.schedule_seq(at, seq, Ev::Air { tx, step: next });
+                        self.w.q.schedule_seq(at, seq, Ev::Air { tx, step: next });
                         return;
                     }
                 }
                 None => {
                     self.air_ends.clear(tx);
-                    self.txs.remove(tx);
+                    self.w.txs.remove(tx);
                     return;
                 }
             }
@@ -84,11 +84,11 @@ impl Simulation {
     /// Run frame `tx`'s step due now; return its next step and that step's
     /// (time, sequence number), if one is left.
     fn air_one(&mut self, now: Time, tx: u32, step: u32) -> Option<(Time, u64, u32)> {
-        let t = self.txs.get_mut(tx);
+        let t = self.w.txs.get_mut(tx);
         if step & END == 0 {
             t.next_group += 1;
             if self.arrive(now, tx, step) {
-                let seq = self.q.reserve(1);
+                let seq = self.w.q.reserve(1);
                 self.air_ends.push(tx, (step, seq));
             }
         } else {
@@ -97,8 +97,8 @@ impl Simulation {
             self.end_at(now, sender, step & !END);
         }
         // The earlier of the next arrival and the next end.
-        let t = self.txs.get(tx);
-        let groups = self.channel.groups(t.tx_node);
+        let t = self.w.txs.get(tx);
+        let groups = self.w.channel.groups(t.tx_node);
         let arrive = groups
             .get(t.next_group as usize)
             .map(|g| (t.sent + g.delay, t.first_seq + t.next_group as u64, t.next_group));
@@ -117,13 +117,13 @@ impl Simulation {
     /// when the frame ends there, one step for the group).
     fn arrive(&mut self, now: Time, tx: u32, g: u32) -> bool {
         let (frame, sender) = {
-            let t = self.txs.get(tx);
+            let t = self.w.txs.get(tx);
             (t.frame, t.tx_node)
         };
-        let group = self.channel.groups(sender)[g as usize];
+        let group = self.w.channel.groups(sender)[g as usize];
         let mut locked = false;
         for m in group.start..group.end {
-            let h = self.channel.hearer(m);
+            let h = self.w.channel.hearer(m);
             self.with_node_ctx(now, h.node, Some(&mut locked), |mac, p, ctx| {
                 mac.on_rx_start(&frame, h.power, h.decodable, p, ctx)
             });
@@ -133,9 +133,9 @@ impl Simulation {
     /// The frame ends at group `g` of `sender`'s hearers: the reception timers
     /// of those still locked on it expire.
     fn end_at(&mut self, now: Time, sender: u32, g: u32) {
-        let group = self.channel.groups(sender)[g as usize];
+        let group = self.w.channel.groups(sender)[g as usize];
         for m in group.start..group.end {
-            let node = self.channel.hearer(m).node;
+            let node = self.w.channel.hearer(m).node;
             let (at, gen) = self.nodes.recv_due(node);
             if at == now {
                 self.with_node(now, node, |mac, p, ctx| mac.on_timer(MacTimer::Recv, gen, p, ctx));

@@ -68,16 +68,16 @@ impl Simulation {
     /// Run `f` on `node`'s AODV with a context giving it the rest of the
     /// world (nothing under static routing).
     pub(super) fn with_aodv(&mut self, now: Time, node: u32, f: impl FnOnce(&mut Aodv, &AodvParams, &mut RouteCtx)) {
-        let Routing::Aodv(r) = &mut self.routing else { return };
+        let Routing::Aodv(r) = &mut self.w.routing else { return };
         let AodvRouting { params, nodes, flows, next_uid } = r;
         let mut env = RouteCtx {
             now,
             node,
-            q: &mut self.q,
+            q: &mut self.w.q,
             ifq: &mut self.nodes.get_mut(node).ifq,
-            packets: &mut self.packets,
-            drops: &mut self.drops,
-            ll_delay: self.ll_delay,
+            packets: &mut self.w.packets,
+            drops: &mut self.w.drops,
+            ll_delay: self.w.ll_delay,
             flows,
             next_uid,
         };
@@ -90,7 +90,7 @@ impl Simulation {
     pub(super) fn originate(&mut self, now: Time, flow: u32, reverse: bool, ip_bytes: u32, ecn: Ecn, body: Body) {
         let f = &self.flows[flow as usize];
         let (src, dst) = if reverse { (f.plan.dst, f.plan.src) } else { (f.plan.src, f.plan.dst) };
-        let (ttl, next_hop) = match &self.routing {
+        let (ttl, next_hop) = match &self.w.routing {
             Routing::Static(r) => (self.ttl, r.node(flow, reverse, 1)),
             // ns-2's AODV gives every packet it originates TTL = NETWORK_DIAMETER.
             Routing::Aodv(r) => (r.params.network_diameter, BROADCAST),
@@ -110,16 +110,16 @@ impl Simulation {
             body,
         };
         self.next_uid += 1;
-        if let Some(r) = self.rec.as_deref_mut() {
+        if let Some(r) = self.w.rec.as_deref_mut() {
             r.packet_event(now, src, PacketEvent::AgentSend, &pk);
         }
-        let pkt = self.packets.insert(pk);
+        let pkt = self.w.packets.insert(pk);
         if self.wired.is_some() {
             self.route_hybrid(now, src, pkt);
             return;
         }
-        match self.routing {
-            Routing::Static(_) => self.q.schedule_in(self.ll_delay, Ev::LlDown { node: src, pkt }),
+        match self.w.routing {
+            Routing::Static(_) => self.w.q.schedule_in(self.w.ll_delay, Ev::LlDown { node: src, pkt }),
             Routing::Aodv(_) => {
                 let d = DataRef { pkt, src, dst, hops: 0, flow };
                 self.with_aodv(now, src, |a, p, env| a.resolve(d, p, env));
@@ -130,9 +130,9 @@ impl Simulation {
     /// Network layer at `node`: a routing message, a packet for this node,
     /// or one to forward; `from_wired`: it came over a wired link.
     pub(super) fn net_receive(&mut self, now: Time, node: u32, pkt: u32, from_wired: bool) {
-        let pk = self.packets.get_mut(pkt);
+        let pk = self.w.packets.get_mut(pkt);
         if let Body::Aodv(msg) = pk.body {
-            let pk = self.packets.remove(pkt);
+            let pk = self.w.packets.remove(pkt);
             let ttl = pk.ttl.saturating_sub(1);
             self.with_aodv(now, node, |a, p, env| a.recv(msg, pk.src, pk.dst, ttl, p, env));
             return;
@@ -141,8 +141,8 @@ impl Simulation {
         // under static routing also the packet's index on its path.
         pk.hop += 1;
         if node == pk.dst {
-            let pk = self.packets.remove(pkt);
-            if let Some(r) = self.rec.as_deref_mut() {
+            let pk = self.w.packets.remove(pkt);
+            if let Some(r) = self.w.rec.as_deref_mut() {
                 r.packet_event(now, node, PacketEvent::AgentRecv, &pk);
             }
             self.deliver(now, pk);
@@ -157,28 +157,28 @@ impl Simulation {
         };
         if let Some(cause) = cause {
             let kind = pk.kind();
-            let pk = self.packets.remove(pkt);
-            self.drops.record(now, node, cause, kind, Some(&pk));
+            let pk = self.w.packets.remove(pkt);
+            self.w.drops.record(now, node, cause, kind, Some(&pk));
             return;
         }
         pk.ttl -= 1;
-        if let Some(r) = self.rec.as_deref_mut() {
+        if let Some(r) = self.w.rec.as_deref_mut() {
             r.packet_event(now, node, PacketEvent::Forward, pk);
         }
         // LDM marks at wireless forwarders only (wired ids come after them).
-        if self.ldm.is_some() && node < self.domains.first_wired && !self.ldm_forward(now, node, pkt) {
+        if self.ldm.is_some() && node < self.w.domains.first_wired && !self.ldm_forward(now, node, pkt) {
             return;
         }
         if self.wired.is_some() {
             self.forward_hybrid(now, node, pkt, from_wired);
             return;
         }
-        let pk = self.packets.get_mut(pkt);
-        match &self.routing {
+        let pk = self.w.packets.get_mut(pkt);
+        match &self.w.routing {
             Routing::Static(r) => {
                 debug_assert_eq!(r.node(pk.flow, pk.reverse, pk.hop as usize), node);
                 pk.next_hop = r.node(pk.flow, pk.reverse, pk.hop as usize + 1);
-                self.q.schedule_in(self.ll_delay, Ev::LlDown { node, pkt });
+                self.w.q.schedule_in(self.w.ll_delay, Ev::LlDown { node, pkt });
             }
             Routing::Aodv(_) => {
                 let d = DataRef { pkt, src: pk.src, dst: pk.dst, hops: pk.hop, flow: pk.flow };
@@ -192,7 +192,7 @@ impl Simulation {
     /// packet.
     fn ldm_forward(&mut self, now: Time, node: u32, pkt: u32) -> bool {
         let Some(l) = self.ldm.as_mut() else { return true };
-        let pk = self.packets.get_mut(pkt);
+        let pk = self.w.packets.get_mut(pkt);
         let kind = pk.kind();
         let fw = Forwarded {
             src: pk.src,
@@ -215,8 +215,8 @@ impl Simulation {
             SignalOutcome::Passed => true,
             SignalOutcome::Dropped => {
                 m.counters.ldm_drops += 1;
-                let pk = self.packets.remove(pkt);
-                self.drops.record(now, node, DropCause::Ldm, kind, Some(&pk));
+                let pk = self.w.packets.remove(pkt);
+                self.w.drops.record(now, node, DropCause::Ldm, kind, Some(&pk));
                 false
             }
         }
@@ -226,13 +226,13 @@ impl Simulation {
     /// routing messages to the head, then hand the head to the MAC if it is
     /// free).
     pub(super) fn enqueue(&mut self, now: Time, node: u32, pkt: u32) {
-        let pk = self.packets.get(pkt);
+        let pk = self.w.packets.get(pkt);
         let out = Outgoing { packet: pkt, ip_bytes: pk.ip_bytes, next_hop: pk.next_hop };
         let priority = !pk.is_data();
         let n = self.nodes.get_mut(node);
         if let Err(o) = n.ifq.enqueue(now, out, priority) {
-            let pk = self.packets.remove(o.packet);
-            self.drops.record(now, node, DropCause::QueueOverflow, pk.kind(), Some(&pk));
+            let pk = self.w.packets.remove(o.packet);
+            self.w.drops.record(now, node, DropCause::QueueOverflow, pk.kind(), Some(&pk));
             if !priority {
                 self.observe_node(now, node);
                 return;
@@ -252,15 +252,15 @@ impl Simulation {
     /// AODV's route-cache timer on every node (ns-2 runs one per node, all
     /// in step from time 0), then the next one.
     pub(super) fn route_tick(&mut self, now: Time) {
-        let Routing::Aodv(r) = &self.routing else { return };
+        let Routing::Aodv(r) = &self.w.routing else { return };
         let interval = r.params.purge_interval;
         for node in 0..self.nodes.len() as u32 {
-            let Routing::Aodv(r) = &self.routing else { return };
+            let Routing::Aodv(r) = &self.w.routing else { return };
             if r.nodes[node as usize].has_routes() {
                 self.with_aodv(now, node, |a, p, env| a.purge(p, env));
             }
         }
-        self.q.schedule_at(now + interval, Ev::RouteTick);
+        self.w.q.schedule_at(now + interval, Ev::RouteTick);
     }
 
     /// `node`'s HELLO timer: send a HELLO, then the next one.
@@ -268,18 +268,18 @@ impl Simulation {
         let mut next = None;
         self.with_aodv(now, node, |a, p, env| next = Some(a.hello_timer(p, env)));
         if let Some(dt) = next {
-            self.q.schedule_at(now + dt, Ev::Hello { node });
+            self.w.q.schedule_at(now + dt, Ev::Hello { node });
         }
     }
 
     /// The neighbour timer on every node (ns-2 runs one per node, all in
     /// step from time 0, every HELLO_INTERVAL), then the next one.
     pub(super) fn neighbor_tick(&mut self, now: Time) {
-        let Routing::Aodv(r) = &self.routing else { return };
+        let Routing::Aodv(r) = &self.w.routing else { return };
         let interval = r.params.hello_interval;
         for node in 0..self.nodes.len() as u32 {
             self.with_aodv(now, node, |a, p, env| a.neighbor_purge(p, env));
         }
-        self.q.schedule_at(now + interval, Ev::NeighborTick);
+        self.w.q.schedule_at(now + interval, Ev::NeighborTick);
     }
 }

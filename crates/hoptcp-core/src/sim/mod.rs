@@ -204,21 +204,16 @@ pub(crate) fn mac_timer_slot(node: u32, timer: MacTimer) -> u32 {
 }
 
 pub struct Simulation {
-    q: EventQueue<Ev>,
+    /// What a node's MAC acts on, handed to it whole (`NodeCtx`).
+    w: World,
     /// First timer slot of the TCP ends (after every node's MAC timers).
     tcp_timer_base: u32,
     nodes: NodeTable,
-    channel: Channel,
     p: MacParams,
-    packets: Slab<Packet>,
-    txs: Slab<Transmission>,
     /// Per frame on the air: its pending ends.
     air_ends: PendingEnds,
     flows: Vec<Flow>,
-    routing: Routing,
-    drops: Drops,
     end: Time,
-    ll_delay: Time,
     ttl: u8,
     warmup: Time,
     series_interval: Option<Time>,
@@ -230,22 +225,36 @@ pub struct Simulation {
     next_uid: u64,
     plan_seed: u64,
     duration_s: f64,
-    trace: Option<Trace>,
     warnings: Vec<String>,
-    /// The wired domain (`[wired]`), TCP-GAP at its gateway, and which ids
-    /// are wired.
+    /// The wired domain (`[wired]`) and TCP-GAP at its gateway.
     wired: Option<crate::wired::WiredNet>,
     gap: Option<Box<wired::GapState>>,
-    domains: wired::Domains,
     /// Low Delay Marking at the forwarding nodes (`[ip.ldm]`; None: off).
     ldm: Option<ip::LdmRun>,
     /// `stats.series = ["tcp_ap"]`: TCP-AP senders' estimates (None: off).
     ap_series: Option<Box<ApSeries>>,
     /// `stats.series`: the kinds the report carries.
     series_kinds: Vec<SeriesKind>,
+}
+
+/// The part of the simulation every node's MAC acts on: the event queue, the
+/// air, packets, drop counters, routing and traces. One struct, so a node's
+/// context is a pointer to it plus the node's own parts, not a dozen
+/// references rebuilt at every hearer.
+pub(crate) struct World {
+    pub q: EventQueue<Ev>,
+    pub channel: Channel,
+    pub packets: Slab<Packet>,
+    pub txs: Slab<Transmission>,
+    pub routing: Routing,
+    pub drops: Drops,
+    pub ll_delay: Time,
+    pub trace: Option<Trace>,
+    /// Which ids are wired (the gateway stands for them in AODV).
+    pub domains: wired::Domains,
     /// `stats.series` kinds of TCP, queue and MAC state and the air trace
     /// (None: none asked for, and no recording work at all).
-    rec: Option<Box<RunTrace>>,
+    pub rec: Option<Box<RunTrace>>,
 }
 
 /// The `tcp_ap` time series: points, and per flow its last values and how
@@ -303,19 +312,27 @@ impl Simulation {
             .collect();
         let st = plan.stats;
         let mut sim = Simulation {
-            q: EventQueue::new(),
+            w: World {
+                q: EventQueue::new(),
+                channel: plan.channel,
+                packets: Slab::default(),
+                txs: Slab::default(),
+                routing,
+                drops: Drops::new(),
+                ll_delay: plan.ll_delay,
+                trace: None,
+                domains: plan
+                    .wired
+                    .as_ref()
+                    .map_or(wired::Domains::WIRELESS, |w| wired::Domains { first_wired: w.first, gateway: w.gateway }),
+                rec: RunTrace::new(&st.series, plan.flows.len(), n, st.air_window).map(Box::new),
+            },
             tcp_timer_base: n as u32 * N_TIMERS as u32,
             nodes,
-            channel: plan.channel,
             p: plan.mac,
-            packets: Slab::default(),
-            txs: Slab::default(),
             air_ends: PendingEnds::default(),
             flows,
-            routing,
-            drops: Drops::new(),
             end: plan.end,
-            ll_delay: plan.ll_delay,
             ttl: plan.ttl,
             warmup: st.warmup,
             series_interval: st.interval,
@@ -325,12 +342,7 @@ impl Simulation {
             next_uid: 0,
             plan_seed: seed,
             duration_s: plan.duration_s,
-            trace: None,
             warnings: plan.warnings,
-            domains: plan
-                .wired
-                .as_ref()
-                .map_or(wired::Domains::WIRELESS, |w| wired::Domains { first_wired: w.first, gateway: w.gateway }),
             gap: plan.gap.map(|cfg| {
                 let mut gateway = crate::gateway::tcp_gap::Gateway::new(cfg);
                 if st.series.contains(&SeriesKind::Gateway) {
@@ -343,20 +355,19 @@ impl Simulation {
             ap_series: st.series.contains(&SeriesKind::TcpAp).then(|| {
                 Box::new(ApSeries { log: SeriesLog::default(), last: vec![Default::default(); plan.flows.len()] })
             }),
-            rec: RunTrace::new(&st.series, plan.flows.len(), n, st.air_window).map(Box::new),
             series_kinds: st.series,
         };
-        if sim.rec.as_ref().is_some_and(|r| r.air_on()) {
-            sim.drops.log = Some(Vec::new());
+        if sim.w.rec.as_ref().is_some_and(|r| r.air_on()) {
+            sim.w.drops.log = Some(Vec::new());
         }
-        if sim.routing.is_aodv() {
+        if sim.w.routing.is_aodv() {
             // ns-2 starts each AODV agent's timers at time 0.
-            sim.q.schedule_at(0, Ev::RouteTick);
-            if sim.routing.aodv_hello() {
+            sim.w.q.schedule_at(0, Ev::RouteTick);
+            if sim.w.routing.aodv_hello() {
                 for node in 0..sim.nodes.len() as u32 {
-                    sim.q.schedule_at(0, Ev::Hello { node });
+                    sim.w.q.schedule_at(0, Ev::Hello { node });
                 }
-                sim.q.schedule_at(0, Ev::NeighborTick);
+                sim.w.q.schedule_at(0, Ev::NeighborTick);
             }
         }
         if let Some(b) = batch_plan {
@@ -366,17 +377,17 @@ impl Simulation {
         }
         for (i, f) in sim.flows.iter().enumerate() {
             if let Some(t) = f.cbr.as_ref().and_then(|c| c.next_time()) {
-                sim.q.schedule_at(t, Ev::App { flow: i as u32 });
+                sim.w.q.schedule_at(t, Ev::App { flow: i as u32 });
             }
             if f.tcp.is_some() {
-                sim.q.schedule_at(f.plan.start, Ev::FlowStart { flow: i as u32 });
+                sim.w.q.schedule_at(f.plan.start, Ev::FlowStart { flow: i as u32 });
                 if f.plan.stop < sim.end {
-                    sim.q.schedule_at(f.plan.stop, Ev::FlowStop { flow: i as u32 });
+                    sim.w.q.schedule_at(f.plan.stop, Ev::FlowStop { flow: i as u32 });
                 }
                 if let Source::Ftp { pauses } = &f.plan.source {
                     for &(from, to) in pauses {
-                        sim.q.schedule_at(from, Ev::FlowPause { flow: i as u32 });
-                        sim.q.schedule_at(to, Ev::FlowStart { flow: i as u32 });
+                        sim.w.q.schedule_at(from, Ev::FlowPause { flow: i as u32 });
+                        sim.w.q.schedule_at(to, Ev::FlowStart { flow: i as u32 });
                     }
                 }
             }
@@ -395,7 +406,7 @@ impl Simulation {
                 None => FlowInfo { mss: 1, syn: false },
             })
             .collect();
-        self.trace = Some(Trace {
+        self.w.trace = Some(Trace {
             pcap: match node {
                 None => crate::stats::pcap::PcapTrace::create(path, self.nodes.len() as u32, flows)?,
                 Some(k) => crate::stats::pcap::PcapTrace::create_for_node(path, k, flows)?,
@@ -420,21 +431,21 @@ impl Simulation {
         let started = std::time::Instant::now();
         // Checks so far (one per 2^16 events; a frame's inline steps count too).
         let mut checks: u64 = 0;
-        while let Some(t) = self.q.peek_time() {
+        while let Some(t) = self.w.q.peek_time() {
             if t > self.end {
                 break;
             }
-            let (now, ev) = self.q.pop().unwrap();
+            let (now, ev) = self.w.q.pop().unwrap();
             self.dispatch(now, ev);
-            if self.q.events_processed() >> 16 > checks {
-                checks = self.q.events_processed() >> 16;
-                if !observe(self.q.now() as f64 / self.end.max(1) as f64) {
+            if self.w.q.events_processed() >> 16 > checks {
+                checks = self.w.q.events_processed() >> 16;
+                if !observe(self.w.q.now() as f64 / self.end.max(1) as f64) {
                     return Ok(None);
                 }
             }
         }
         let wall = started.elapsed().as_secs_f64();
-        if let Some(tr) = self.trace.take() {
+        if let Some(tr) = self.w.trace.take() {
             if let Some(e) = tr.error {
                 return Err(e);
             }
@@ -497,13 +508,13 @@ impl Simulation {
             Ev::Hello { node } => self.hello(now, node),
             Ev::NeighborTick => self.neighbor_tick(now),
             Ev::RouteTimer { node, dst } => {
-                if let Routing::Aodv(r) = &mut self.routing {
+                if let Routing::Aodv(r) = &mut self.w.routing {
                     r.nodes[node as usize].local_repair_timeout(dst);
                 }
             }
             Ev::WireTxEnd { link, dir } => self.wire_tx_end(now, link, dir),
             Ev::WireRx { node, pkt } => {
-                let pk = self.packets.get_mut(pkt);
+                let pk = self.w.packets.get_mut(pkt);
                 pk.wired_hops = pk.wired_hops.saturating_add(1);
                 self.net_receive(now, node, pkt, true);
             }
@@ -528,26 +539,9 @@ impl Simulation {
         f: impl FnOnce(&mut Dcf, &MacParams, &mut NodeCtx),
     ) {
         let (n, recv_due) = self.nodes.get_mut_with_recv_due(node);
-        let mut ctx = NodeCtx {
-            now,
-            node,
-            q: &mut self.q,
-            ifq: &mut n.ifq,
-            load: &mut n.load,
-            txs: &mut self.txs,
-            channel: &self.channel,
-            packets: &mut self.packets,
-            drops: &mut self.drops,
-            routing: &mut self.routing,
-            domains: self.domains,
-            ll_delay: self.ll_delay,
-            trace: self.trace.as_mut(),
-            recv_due,
-            batch_rx,
-            rec: self.rec.as_deref_mut().filter(|r| r.air_on()),
-        };
+        let mut ctx = NodeCtx { now, node, w: &mut self.w, ifq: &mut n.ifq, load: &mut n.load, recv_due, batch_rx };
         f(&mut n.mac, &self.p, &mut ctx);
-        if self.rec.is_some() {
+        if self.w.rec.is_some() {
             self.observe_node(now, node);
         }
     }
@@ -555,12 +549,12 @@ impl Simulation {
     /// The `queue` and `mac` series: `node` after something acted on it.
     #[inline]
     pub(super) fn observe_node(&mut self, now: Time, node: u32) {
-        let Some(r) = self.rec.as_deref_mut() else { return };
+        let Some(r) = self.w.rec.as_deref_mut() else { return };
         if !(r.wants(SeriesKind::Queue) || r.wants(SeriesKind::Mac)) {
             return;
         }
         let n = self.nodes.get_mut(node);
-        let drops = self.drops.of_node(node).iter().sum();
+        let drops = self.w.drops.of_node(node).iter().sum();
         r.node(now, node, n.ifq.len(), n.mac.activity(), n.mac.counters.retries, drops);
     }
 
@@ -570,7 +564,7 @@ impl Simulation {
         let (seq, payload) = cbr.emit();
         let next = cbr.next_time();
         if let Some(t) = next {
-            self.q.schedule_at(t, Ev::App { flow });
+            self.w.q.schedule_at(t, Ev::App { flow });
         }
         if let Some(t) = f.tcp.as_mut() {
             // Over TCP the packet's bytes go into the send buffer, whole
@@ -606,7 +600,7 @@ impl Simulation {
 
     fn deliver_to_flow(&mut self, now: Time, pk: Packet) {
         self.deliver_to_agent(now, pk);
-        if let Some(r) = self.rec.as_deref_mut() {
+        if let Some(r) = self.w.rec.as_deref_mut() {
             r.goodput(now, pk.flow, self.flows[pk.flow as usize].stats.bytes_delivered);
         }
     }
@@ -632,7 +626,7 @@ impl Simulation {
                         t.sender.on_segment_via(now, &seg, hops);
                         if let Some(h) = f.http.as_mut().filter(|_| t.sender.all_acked()) {
                             if let Some(next) = h.page_done(now) {
-                                self.q.schedule_at(next, Ev::HttpPage { flow: pk.flow });
+                                self.w.q.schedule_at(next, Ev::HttpPage { flow: pk.flow });
                             }
                         }
                     }
@@ -691,7 +685,7 @@ impl Simulation {
         if self.ap_series.is_some() {
             self.record_ap(now, flow);
         }
-        if let Some(r) = self.rec.as_deref_mut() {
+        if let Some(r) = self.w.rec.as_deref_mut() {
             if let Some(t) = self.flows[flow as usize].tcp.as_ref() {
                 r.flow(now, flow, &t.sender);
             }
@@ -704,8 +698,8 @@ impl Simulation {
                 slot.1 = due;
                 let id = self.tcp_timer_base + 2 * flow + side as u32;
                 match due {
-                    Some(at) => self.q.arm(id, at.max(now), Ev::Tcp { flow, side: side as u8, gen: slot.0 }),
-                    None => self.q.cancel(id),
+                    Some(at) => self.w.q.arm(id, at.max(now), Ev::Tcp { flow, side: side as u8, gen: slot.0 }),
+                    None => self.w.q.cancel(id),
                 }
             }
         }

@@ -4,14 +4,12 @@
 
 use super::air::Transmission;
 use super::route_ctx::RouteCtx;
-use super::{mac_timer_slot, Ev};
-use crate::engine::Slab;
-use crate::engine::{EventQueue, Time};
+use super::{mac_timer_slot, Ev, World};
+use crate::engine::Time;
 use crate::mac::{MacDrop, MacEnv, MacTimer, Outgoing, TxResult};
 use crate::net::routing::aodv::DataRef;
 use crate::net::routing::{AodvRouting, Routing};
 use crate::net::{DropCause, IfQueue, N_DROP_CAUSES};
-use crate::phy::Channel;
 use crate::stats::pcap::PcapTrace;
 use crate::stats::run_trace::{DropRecord, PacketRow, RunTrace};
 use crate::wire::Frame;
@@ -94,26 +92,15 @@ impl Drops {
 pub(crate) struct NodeCtx<'a> {
     pub now: Time,
     pub node: u32,
-    pub q: &'a mut EventQueue<Ev>,
+    /// The queue, the air, packets, drops, routing and traces.
+    pub w: &'a mut World,
     pub ifq: &'a mut IfQueue,
     pub load: &'a mut NodeLoad,
-    pub txs: &'a mut Slab<Transmission>,
-    pub channel: &'a Channel,
-    pub packets: &'a mut Slab<Packet>,
-    pub drops: &'a mut Drops,
-    /// The run's routing: AODV hears of MAC link failures.
-    pub routing: &'a mut Routing,
-    /// Wired ids stand for the gateway in AODV.
-    pub domains: super::wired::Domains,
-    pub ll_delay: Time,
-    pub trace: Option<&'a mut Trace>,
     /// The node's pending reception timer, mirrored for group RxEnd events.
     pub recv_due: &'a mut (Time, u32),
     /// Inside a group RxStart: reception timers are covered by the group's
     /// RxEnd event; set to true when one is started.
     pub batch_rx: Option<&'a mut bool>,
-    /// The air trace, when recorded.
-    pub rec: Option<&'a mut RunTrace>,
 }
 
 /// An open pcap trace and the first error writing it (reported at the end).
@@ -125,14 +112,20 @@ pub(crate) struct Trace {
     pub error: Option<std::io::Error>,
 }
 
+/// The air trace, when it is recorded (the MAC sees no other series).
+#[inline]
+fn air(rec: &mut Option<Box<RunTrace>>) -> Option<&mut RunTrace> {
+    rec.as_deref_mut().filter(|r| r.air_on())
+}
+
 impl NodeCtx<'_> {
     /// Record a frame this node sends or receives on its trace interface.
     #[inline]
     fn trace_frame(&mut self, frame: &Frame) {
-        if let Some(tr) = self.trace.as_deref_mut() {
+        if let Some(tr) = self.w.trace.as_mut() {
             let data = frame.kind == crate::wire::FrameKind::Data;
             let rate = if data && frame.ra != crate::wire::BROADCAST { tr.data_rate_bps } else { tr.basic_rate_bps };
-            let packet = data.then(|| self.packets.get(frame.packet));
+            let packet = data.then(|| self.w.packets.get(frame.packet));
             if let Err(e) = tr.pcap.record(self.node, self.now, frame, rate, tr.standard, packet) {
                 tr.error.get_or_insert(e);
             }
@@ -153,31 +146,31 @@ impl MacEnv for NodeCtx<'_> {
             if let Some(locked) = self.batch_rx.as_deref_mut() {
                 *locked = true;
                 // The group's RxEnd event delivers it; an earlier expiry is stale.
-                self.q.cancel(mac_timer_slot(self.node, timer));
+                self.w.q.cancel(mac_timer_slot(self.node, timer));
                 return;
             }
         }
-        self.q.arm(mac_timer_slot(self.node, timer), at, Ev::Mac { node: self.node, timer: timer as u8, gen });
+        self.w.q.arm(mac_timer_slot(self.node, timer), at, Ev::Mac { node: self.node, timer: timer as u8, gen });
     }
 
     fn cancel_timer(&mut self, timer: MacTimer) {
-        self.q.cancel(mac_timer_slot(self.node, timer));
+        self.w.q.cancel(mac_timer_slot(self.node, timer));
     }
 
     fn transmit(&mut self, frame: &Frame) {
         self.trace_frame(frame);
-        if let Some(r) = self.rec.as_deref_mut() {
-            let packet = (frame.kind == crate::wire::FrameKind::Data).then(|| self.packets.get(frame.packet));
+        if let Some(r) = air(&mut self.w.rec) {
+            let packet = (frame.kind == crate::wire::FrameKind::Data).then(|| self.w.packets.get(frame.packet));
             r.frame(self.now, self.node, frame, packet);
         }
-        let groups = self.channel.groups(self.node);
+        let groups = self.w.channel.groups(self.node);
         if groups.is_empty() {
             return;
         }
         // One queue entry for the frame; each arrival group is ordered as if
         // its own event had been scheduled now (`air.rs`).
-        let first_seq = self.q.reserve(groups.len() as u32);
-        let tx = self.txs.insert(Transmission {
+        let first_seq = self.w.q.reserve(groups.len() as u32);
+        let tx = self.w.txs.insert(Transmission {
             frame: *frame,
             tx_node: self.node,
             sent: self.now,
@@ -185,7 +178,7 @@ impl MacEnv for NodeCtx<'_> {
             next_group: 0,
             ends_done: 0,
         });
-        self.q.schedule_seq(self.now + groups[0].delay, first_seq, Ev::Air { tx, step: 0 });
+        self.w.q.schedule_seq(self.now + groups[0].delay, first_seq, Ev::Air { tx, step: 0 });
     }
 
     fn pull_next(&mut self) -> Option<Outgoing> {
@@ -207,19 +200,19 @@ impl MacEnv for NodeCtx<'_> {
     }
 
     fn deliver_up(&mut self, frame: &Frame) {
-        let copy = *self.packets.get(frame.packet);
-        let pkt = self.packets.insert(copy);
-        self.q.schedule_at(self.now + self.ll_delay, Ev::LlUp { node: self.node, pkt });
+        let copy = *self.w.packets.get(frame.packet);
+        let pkt = self.w.packets.insert(copy);
+        self.w.q.schedule_at(self.now + self.w.ll_delay, Ev::LlUp { node: self.node, pkt });
     }
 
     fn packet_done(&mut self, out: &Outgoing, result: TxResult) {
         self.load.released(self.now);
-        if let (Some(r), TxResult::Dropped { .. }) = (self.rec.as_deref_mut(), result) {
+        if let (Some(r), TxResult::Dropped { .. }) = (air(&mut self.w.rec), result) {
             r.retry_drop(self.node);
         }
         let cause = match result {
             TxResult::Acked { .. } | TxResult::Broadcast => {
-                self.packets.remove(out.packet);
+                self.w.packets.remove(out.packet);
                 return;
             }
             TxResult::Dropped { reason: MacDrop::RtsRetry, .. } => DropCause::MacRtsRetry,
@@ -227,17 +220,17 @@ impl MacEnv for NodeCtx<'_> {
             TxResult::EarlyDrop => DropCause::LinkRed,
         };
         if cause != DropCause::LinkRed {
-            let kind = self.packets.get(out.packet).kind();
-            self.drops.record_link(self.node, out.next_hop, kind);
+            let kind = self.w.packets.get(out.packet).kind();
+            self.w.drops.record_link(self.node, out.next_hop, kind);
         }
         // AODV is told of every data packet the MAC gave up on (ns-2's
         // xmit-failure callback; not Link RED's early drops, which are no
         // link failure); it decides the packet's fate before the MAC takes
         // the next packet from the queue.
-        if let (Routing::Aodv(r), false) = (&mut *self.routing, cause == DropCause::LinkRed) {
-            let pk = self.packets.get(out.packet);
+        if let (Routing::Aodv(r), false) = (&mut self.w.routing, cause == DropCause::LinkRed) {
+            let pk = self.w.packets.get(out.packet);
             if pk.is_data() {
-                let dom = self.domains;
+                let dom = self.w.domains;
                 let d = DataRef {
                     pkt: out.packet,
                     src: dom.aodv(pk.src),
@@ -249,11 +242,11 @@ impl MacEnv for NodeCtx<'_> {
                 let mut env = RouteCtx {
                     now: self.now,
                     node: self.node,
-                    q: &mut *self.q,
+                    q: &mut self.w.q,
                     ifq: &mut *self.ifq,
-                    packets: &mut *self.packets,
-                    drops: &mut *self.drops,
-                    ll_delay: self.ll_delay,
+                    packets: &mut self.w.packets,
+                    drops: &mut self.w.drops,
+                    ll_delay: self.w.ll_delay,
                     flows,
                     next_uid,
                 };
@@ -261,22 +254,22 @@ impl MacEnv for NodeCtx<'_> {
                 return;
             }
         }
-        let pk = self.packets.remove(out.packet);
-        self.drops.record(self.now, self.node, cause, pk.kind(), Some(&pk));
+        let pk = self.w.packets.remove(out.packet);
+        self.w.drops.record(self.now, self.node, cause, pk.kind(), Some(&pk));
     }
 
     fn mark_ce(&mut self, out: &Outgoing) -> bool {
-        crate::wire::ecn::mark_ce(&mut self.packets.get_mut(out.packet).ecn)
+        crate::wire::ecn::mark_ce(&mut self.w.packets.get_mut(out.packet).ecn)
     }
 
     #[inline]
     fn records(&self) -> bool {
-        self.rec.is_some()
+        self.w.rec.as_ref().is_some_and(|r| r.air_on())
     }
 
     #[inline]
     fn rx_fate(&mut self, frame: &Frame, fate: crate::wire::RxFate) {
-        if let Some(r) = self.rec.as_deref_mut() {
+        if let Some(r) = air(&mut self.w.rec) {
             r.fate(self.now, self.node, frame, fate);
         }
     }

@@ -36,7 +36,16 @@ pub(crate) struct NodeTable {
 
 impl NodeTable {
     pub fn new(count: usize, seed: u64, cw_min: u32, queue_limit: u32, link: Option<FuLinkConfig>) -> Self {
-        NodeTable { slot: vec![ABSENT; count], nodes: Vec::new(), ids: Vec::new(), recv_due: Vec::new(), seed, cw_min, queue_limit, link }
+        NodeTable {
+            slot: vec![ABSENT; count],
+            nodes: Vec::new(),
+            ids: Vec::new(),
+            recv_due: Vec::new(),
+            seed,
+            cw_min,
+            queue_limit,
+            link,
+        }
     }
 
     /// Number of wireless nodes in the topology (created or not).
@@ -79,11 +88,7 @@ impl NodeTable {
         let mut mac = Dcf::new(id, self.cw_min, RngStream::new(self.seed, id as u64, StreamPurpose::MacBackoff));
         mac.policy = link_policy(self.link.as_ref(), self.seed, id);
         let k = self.nodes.len() as u32;
-        self.nodes.push(Node {
-            mac,
-            ifq: IfQueue::new(self.queue_limit),
-            load: NodeLoad::default(),
-        });
+        self.nodes.push(Node { mac, ifq: IfQueue::new(self.queue_limit), load: NodeLoad::default() });
         self.recv_due.push((Time::MAX, 0));
         self.ids.push(id);
         self.slot[id as usize] = k;

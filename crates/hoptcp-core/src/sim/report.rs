@@ -214,8 +214,8 @@ pub struct SeriesReport {
 
 pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
     let end = sim.end;
-    let positions = &sim.channel.positions;
-    let aodv = match &sim.routing {
+    let positions = &sim.w.channel.positions;
+    let aodv = match &sim.w.routing {
         Routing::Aodv(r) => Some(r),
         Routing::Static(_) => None,
     };
@@ -226,7 +226,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         .into_iter()
         .map(|(id, n)| {
             let i = id as usize;
-            let d = sim.drops.of_node(id);
+            let d = sim.w.drops.of_node(id);
             NodeReport {
                 id: i as u32,
                 x: positions[i].x,
@@ -247,7 +247,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
 
     let mut drops = BTreeMap::new();
     let mut totals = [0u64; N_DROP_CAUSES];
-    for d in sim.drops.by_node.values() {
+    for d in sim.w.drops.by_node.values() {
         for c in 0..N_DROP_CAUSES {
             totals[c] += d[c];
         }
@@ -258,7 +258,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
     drops.insert("total".into(), serde_json::json!(totals.iter().sum::<u64>()));
     let by_kind: BTreeMap<&str, BTreeMap<&str, u64>> = packet_kinds()
         .map(|(k, kname)| {
-            (kname, drop_causes().map(|(c, cname)| (cname, sim.drops.by_kind[k as usize][c as usize])).collect())
+            (kname, drop_causes().map(|(c, cname)| (cname, sim.w.drops.by_kind[k as usize][c as usize])).collect())
         })
         .collect();
     drops.insert("by_kind".into(), serde_json::to_value(by_kind).unwrap());
@@ -366,7 +366,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         seed: sim.plan_seed,
         // The simulated time: shorter when the batch-means rule stopped the run.
         duration_s: if sim.stopped_at.is_some() { to_secs(end) } else { sim.duration_s },
-        events: sim.q.events_processed(),
+        events: sim.w.q.events_processed(),
         wall_time_s,
         flows,
         nodes,
@@ -375,6 +375,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         fairness_jain,
         aggregate_goodput_bps: sum,
         link_drops: sim
+            .w
             .drops
             .by_link
             .iter()
@@ -398,8 +399,8 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         }),
         series,
         time_series: time_series(sim),
-        air: match sim.rec.as_deref_mut() {
-            Some(r) => r.take_air(sim.drops.log.take(), &sim.channel.positions),
+        air: match sim.w.rec.as_deref_mut() {
+            Some(r) => r.take_air(sim.w.drops.log.take(), &sim.w.channel.positions),
             None => None,
         },
         batch_means: sim.batch_means.as_ref().map(|bm| {
@@ -435,7 +436,7 @@ fn time_series(sim: &Simulation) -> Option<BTreeMap<&'static str, SeriesTable>> 
         };
         out.insert(kind.name(), table);
     }
-    if let Some(r) = sim.rec.as_deref() {
+    if let Some(r) = sim.w.rec.as_deref() {
         out.extend(r.tables().map(|(k, t)| (k.name(), t)));
     }
     (!out.is_empty()).then_some(out)
@@ -461,7 +462,8 @@ fn wired_report(sim: &mut Simulation) -> Option<WiredReport> {
         })
         .collect();
     let link_drops = links.iter().map(|l| l.a_to_b.drops + l.b_to_a.drops).sum();
-    let node_drops = (w.first..w.first + w.count).map(|v| (v.to_string(), sim.drops.of_node(v).iter().sum())).collect();
+    let node_drops =
+        (w.first..w.first + w.count).map(|v| (v.to_string(), sim.w.drops.of_node(v).iter().sum())).collect();
     Some(WiredReport {
         gateway: w.gateway,
         first_node: w.first,

@@ -110,7 +110,7 @@ impl Simulation {
     /// it; TTL handled) in a hybrid network.
     pub(super) fn route_hybrid(&mut self, now: Time, node: u32, pkt: u32) {
         let w = self.wired.as_ref().expect("wired domain");
-        if w.is_wired(node) || (node == w.gateway && w.is_wired(self.packets.get(pkt).dst)) {
+        if w.is_wired(node) || (node == w.gateway && w.is_wired(self.w.packets.get(pkt).dst)) {
             self.wire_send(now, node, pkt);
         } else {
             self.route_wireless(now, node, pkt);
@@ -121,7 +121,7 @@ impl Simulation {
     /// gateway between its interfaces goes through TCP-GAP when it is on.
     pub(super) fn forward_hybrid(&mut self, now: Time, node: u32, pkt: u32, from_wired: bool) {
         let w = self.wired.as_ref().expect("wired domain");
-        let pk = self.packets.get(pkt);
+        let pk = self.w.packets.get(pkt);
         if node == w.gateway && from_wired != w.is_wired(pk.dst) && self.gap.is_some() {
             if let Body::Tcp(seg) = pk.body {
                 let from = if from_wired { Side::Wired } else { Side::Wireless };
@@ -134,12 +134,12 @@ impl Simulation {
 
     /// The wireless routing step at `node` (static path or AODV).
     pub(super) fn route_wireless(&mut self, now: Time, node: u32, pkt: u32) {
-        let dom = self.domains;
-        let pk = self.packets.get_mut(pkt);
-        match &self.routing {
+        let dom = self.w.domains;
+        let pk = self.w.packets.get_mut(pkt);
+        match &self.w.routing {
             Routing::Static(r) => {
                 pk.next_hop = r.node(pk.flow, pk.reverse, pk.hop as usize + 1);
-                self.q.schedule_in(self.ll_delay, Ev::LlDown { node, pkt });
+                self.w.q.schedule_in(self.w.ll_delay, Ev::LlDown { node, pkt });
             }
             Routing::Aodv(_) => {
                 let d = DataRef {
@@ -158,22 +158,22 @@ impl Simulation {
     /// (or towards the gateway for a wireless destination).
     pub(super) fn wire_send(&mut self, now: Time, node: u32, pkt: u32) {
         let w = self.wired.as_mut().expect("wired domain");
-        let pk = self.packets.get(pkt);
+        let pk = self.w.packets.get(pkt);
         let to = if w.is_wired(pk.dst) { pk.dst } else { w.gateway };
         let (bytes, kind) = (pk.ip_bytes, pk.kind());
         let Some(l) = w.next_link(node, to) else {
-            let pk = self.packets.remove(pkt);
-            self.drops.record(now, node, DropCause::NoRoute, kind, Some(&pk));
+            let pk = self.w.packets.remove(pkt);
+            self.w.drops.record(now, node, DropCause::NoRoute, kind, Some(&pk));
             return;
         };
         let link = &mut w.links[l as usize];
         let dir = link.direction(node).expect("link leaves the node");
         let peer = link.ends()[1 - dir];
-        let mut env = WireCtx { now, q: &mut self.q, link: l, dir: dir as u8, peer, refused: false };
+        let mut env = WireCtx { now, q: &mut self.w.q, link: l, dir: dir as u8, peer, refused: false };
         link.dir(dir).send(pkt, bytes, &mut env);
         if env.refused {
-            let pk = self.packets.remove(pkt);
-            self.drops.record(now, node, DropCause::QueueOverflow, kind, Some(&pk));
+            let pk = self.w.packets.remove(pkt);
+            self.w.drops.record(now, node, DropCause::QueueOverflow, kind, Some(&pk));
         }
     }
 
@@ -182,12 +182,12 @@ impl Simulation {
         let w = self.wired.as_mut().expect("wired domain");
         let l = &mut w.links[link as usize];
         let peer = l.ends()[1 - dir as usize];
-        let mut env = WireCtx { now, q: &mut self.q, link, dir, peer, refused: false };
+        let mut env = WireCtx { now, q: &mut self.w.q, link, dir, peer, refused: false };
         l.dir(dir as usize).on_tx_end(&mut env);
     }
 
     fn gap_packet(&mut self, now: Time, pkt: u32, from: Side, seg: TcpSegment) {
-        let pk = self.packets.get(pkt);
+        let pk = self.w.packets.get(pkt);
         // Ports: the flow id (one connection per flow).
         let port = pk.flow as u16;
         let gs = GapSegment {
@@ -205,9 +205,9 @@ impl Simulation {
         let mut g = self.gap.take().expect("TCP-GAP on");
         let mut env = GapCtx {
             now,
-            node: self.domains.gateway,
-            packets: &mut self.packets,
-            drops: &mut self.drops,
+            node: self.w.domains.gateway,
+            packets: &mut self.w.packets,
+            drops: &mut self.w.drops,
             out: &mut g.out,
         };
         g.gateway.on_packet(from, pkt, &gs, &mut env);
@@ -224,9 +224,9 @@ impl Simulation {
         g.timer.1 = None;
         let mut env = GapCtx {
             now,
-            node: self.domains.gateway,
-            packets: &mut self.packets,
-            drops: &mut self.drops,
+            node: self.w.domains.gateway,
+            packets: &mut self.w.packets,
+            drops: &mut self.w.drops,
             out: &mut g.out,
         };
         g.gateway.on_timer(&mut env);
@@ -241,12 +241,12 @@ impl Simulation {
             g.timer.0 = g.timer.0.wrapping_add(1);
             g.timer.1 = due;
             if let Some(at) = due {
-                self.q.schedule_at(at.max(now), Ev::GapTimer { gen: g.timer.0 });
+                self.w.q.schedule_at(at.max(now), Ev::GapTimer { gen: g.timer.0 });
             }
         }
         let mut out = std::mem::take(&mut g.out);
         self.gap = Some(g);
-        let gw = self.domains.gateway;
+        let gw = self.w.domains.gateway;
         for (pkt, side) in out.drain(..) {
             match side {
                 Side::Wired => self.wire_send(now, gw, pkt),
