@@ -419,6 +419,11 @@ impl Dcf {
 
     /// Freeze or resume the backoff after a change of carrier state.
     fn check_backoff_timer(&mut self, p: &MacParams, env: &mut impl MacEnv) {
+        // No backoff: nothing to freeze, resume or wait for (a paused
+        // backoff is a busy one). The common case on every carrier change.
+        if !self.backoff.is_busy() {
+            return;
+        }
         let now = env.now();
         let idle = self.is_idle(now);
         if idle && self.backoff.is_paused() {
