@@ -89,6 +89,7 @@ impl<E: Copy> TimerHeap<E> {
         Some(out)
     }
 
+    #[inline]
     fn remove_at(&mut self, i: usize) {
         let last = self.heap.len() - 1;
         self.pos[self.heap[i].slot as usize] = 0;
@@ -106,6 +107,7 @@ impl<E: Copy> TimerHeap<E> {
         }
     }
 
+    #[inline]
     fn sift_up(&mut self, mut i: usize) {
         while i > 0 {
             let parent = (i - 1) / 2;
@@ -117,6 +119,7 @@ impl<E: Copy> TimerHeap<E> {
         }
     }
 
+    #[inline]
     fn sift_down(&mut self, mut i: usize) {
         let n = self.heap.len();
         loop {
