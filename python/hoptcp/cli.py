@@ -1135,13 +1135,13 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
     sweeps = b.sweep_throughput(jobs, progress=note) if jobs and not only else []
     peer_rows = b.time_peers(only or None, repeats, progress=note, peers=peer_names) if peers else []
     table_rows = [[t.name, t.nodes, t.flows, t.sim_s, "-" if t.events_before is None else t.events_before, t.events,
-                   t.wall_s, t.speedup, t.events_per_s / 1e6, t.rss_mb,
+                   "-" if t.queue_entries is None else t.queue_entries, t.wall_s, t.speedup, t.events_per_s / 1e6, t.rss_mb,
                    "-" if t.target_s is None else f"<= {t.target_s:g} s"] for t in rows]
     if huge:
-        table_rows.append(["random10000 x 1000 flows", 10_000, 1000, huge.sim_s, "-", huge.events, huge.wall_s,
+        table_rows.append(["random10000 x 1000 flows", 10_000, 1000, huge.sim_s, "-", huge.events, "-", huge.wall_s,
                            huge.sim_s / huge.wall_s, huge.events / huge.wall_s / 1e6, huge.rss_mb,
                            f"300 s <= {b.HUGE_TARGET_S:g} s"])
-    con.print(_table("hoptcp bench", ["scenario", "nodes", "flows", "sim s", "events before", "events", "wall s",
+    con.print(_table("hoptcp bench", ["scenario", "nodes", "flows", "sim s", "events before", "events", "queue entries", "wall s",
                                       "sim s/wall s", "M events/s", "peak MB", "target"], table_rows, right_from=1))
     if huge and huge.sim_s < b.HUGE_SECONDS:
         con.print(f"huge: {huge.sim_s:g} s simulated in {huge.total_s:.1f} s; 300 s extrapolated: "

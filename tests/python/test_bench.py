@@ -19,12 +19,12 @@ def test_paired_ratio_is_the_median_of_the_pairs_not_the_ratio_of_medians():
 
 
 def test_markdown_puts_old_event_counts_beside_new_and_goodput_beside_time():
-    t = bench.Timing("chain7-tcp", "7-hop chain, TCP", 8, 1, 300.0, 2_000_000, 0.2, 0.25, 24.0, 0.3)
+    t = bench.Timing("chain7-tcp", "7-hop chain, TCP", 8, 1, 300.0, 2_000_000, 0.2, 0.25, 24.0, 0.3, 1_500_000)
     start = [bench.StartUp("hoptcp run --help", 20, 0.041, 0.047),
              bench.StartUp("hoptcp run x.toml --json", 20, 0.052, 0.061)]
     md = bench.markdown([t], [], 22.0, "0.1.0", start, [_peer([1.0, 2.0, 3.0], [30.0, 4.0, 9.0])])
     row = next(line for line in md.splitlines() if line.startswith("| 7-hop chain, TCP |"))
-    assert "| 2,870,230 | 2,000,000 |" in row  # before the timer slots, now
+    assert "| 2,870,230 | 2,000,000 | 1,500,000 |" in row  # before the timer slots, now, through the queue
     assert "| `hoptcp run --help` | 20 | 41 | 47 |" in md
     assert "| `hoptcp run x.toml --json` | 20 | 52 | 61 |" in md
     peer_row = next(line for line in md.splitlines() if line.startswith("| 7-hop chain | ns-2.35 |"))

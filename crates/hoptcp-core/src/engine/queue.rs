@@ -41,7 +41,10 @@ pub struct EventQueue<E> {
     timers: TimerHeap<E>,
     next_seq: u64,
     now: Time,
+    /// Events dispatched: entries popped plus keys taken inline.
     popped: u64,
+    /// Of those, keys taken inline (`take_if_next`) without being queued.
+    taken_inline: u64,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -52,7 +55,14 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), timers: TimerHeap::new(), next_seq: 0, now: 0, popped: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            timers: TimerHeap::new(),
+            next_seq: 0,
+            now: 0,
+            popped: 0,
+            taken_inline: 0,
+        }
     }
 
     /// Current simulated time (the time of the event being processed).
@@ -105,6 +115,7 @@ impl<E: Copy> EventQueue<E> {
             debug_assert!(at >= self.now && seq < self.next_seq);
             self.now = at;
             self.popped += 1;
+            self.taken_inline += 1;
         }
         first
     }
@@ -159,9 +170,16 @@ impl<E: Copy> EventQueue<E> {
         Some(key_time(k))
     }
 
-    /// Number of events dispatched so far.
+    /// Number of events dispatched so far (those taken inline included: each
+    /// runs exactly where a queued event with its key would have run).
     pub fn events_processed(&self) -> u64 {
         self.popped
+    }
+
+    /// Of the events dispatched, those that went through the queue (pushed,
+    /// then popped): `events_processed` less the keys taken inline.
+    pub fn queue_entries(&self) -> u64 {
+        self.popped - self.taken_inline
     }
 
     #[cfg(test)] // only the unit tests read it
@@ -235,14 +253,14 @@ mod tests {
         assert_eq!(q.pop(), Some((10, 'r')));
         // Now it is before 'b' (a later sequence number) and the timer.
         assert!(q.take_if_next(10, s + 1));
-        assert_eq!((q.now(), q.events_processed()), (10, 3));
+        assert_eq!((q.now(), q.events_processed(), q.queue_entries()), (10, 3, 2));
         assert_eq!(q.pop(), Some((10, 'b')));
         // A timer due earlier comes first.
         let s = q.reserve(1);
         assert!(!q.take_if_next(13, s));
         assert_eq!(q.pop(), Some((12, 't')));
         assert!(q.take_if_next(13, s));
-        assert_eq!((q.now(), q.events_processed(), q.len()), (13, 6, 0));
+        assert_eq!((q.now(), q.events_processed(), q.queue_entries(), q.len()), (13, 6, 4, 0));
     }
 
     #[test]

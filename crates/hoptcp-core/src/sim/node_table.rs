@@ -56,11 +56,7 @@ impl NodeTable {
     /// Node `id`, created in its initial state if it was not yet.
     #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut Node {
-        let mut k = self.slot[id as usize];
-        if k == ABSENT {
-            k = self.create(id);
-        }
-        &mut self.nodes[k as usize]
+        self.get_mut_with_recv_due(id).0
     }
 
     /// Node `id` (created if it was not yet) and its reception timer.

@@ -28,7 +28,12 @@ pub struct RunReport {
     pub hoptcp_version: &'static str,
     pub seed: u64,
     pub duration_s: f64,
+    /// Events dispatched: every queued event, and every arrival-group step
+    /// of a frame run inline where its own event would have run.
     pub events: u64,
+    /// Of `events`, those taken from the event queue (the inline steps
+    /// excluded): the queue's own work.
+    pub queue_entries: u64,
     pub wall_time_s: f64,
     pub flows: Vec<FlowReport>,
     /// The wireless nodes that took part (sensed or sent a frame), by id.
@@ -367,6 +372,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
         // The simulated time: shorter when the batch-means rule stopped the run.
         duration_s: if sim.stopped_at.is_some() { to_secs(end) } else { sim.duration_s },
         events: sim.w.q.events_processed(),
+        queue_entries: sim.w.q.queue_entries(),
         wall_time_s,
         flows,
         nodes,
