@@ -8,6 +8,7 @@ pub mod rng;
 pub mod slab;
 pub mod time;
 mod timer_heap;
+mod timer_wheel;
 
 pub use queue::EventQueue;
 pub use rng::{RngStream, StreamPurpose};

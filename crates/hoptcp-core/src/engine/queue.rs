@@ -3,13 +3,14 @@
 //! makes runs deterministic.
 //!
 //! Two structures share one sequence counter: a binary min-heap of one-shot
-//! events, and a [`TimerHeap`] of re-armable timers addressed by slot, where
+//! events, and a [`TimerWheel`] of re-armable timers addressed by slot, where
 //! restarting or cancelling a timer moves or removes its one entry. The next
 //! event is the earlier of the two tops, so the order is exactly that of a
 //! single queue in which cancelled expiries were skipped when popped.
 
 use super::time::Time;
-use super::timer_heap::{key, key_time, Key, TimerHeap};
+use super::timer_heap::{key, key_time, Key};
+use super::timer_wheel::TimerWheel;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -38,7 +39,7 @@ impl<E> Ord for Entry<E> {
 
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
-    timers: TimerHeap<E>,
+    timers: TimerWheel<E>,
     next_seq: u64,
     now: Time,
     /// Events dispatched: entries popped plus keys taken inline.
@@ -57,7 +58,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
-            timers: TimerHeap::new(),
+            timers: TimerWheel::new(),
             next_seq: 0,
             now: 0,
             popped: 0,
@@ -131,7 +132,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn arm(&mut self, slot: u32, at: Time, event: E) {
         let key = self.next_key(at);
-        self.timers.set(slot, key, event);
+        self.timers.set(slot, key, event, self.now);
     }
 
     /// Cancel timer `slot`'s pending expiry, if any.
@@ -161,7 +162,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Time of the next event without removing it.
-    pub fn peek_time(&self) -> Option<Time> {
+    pub fn peek_time(&mut self) -> Option<Time> {
         let h = self.heap.peek().map(|e| e.key);
         let k = match (h, self.timers.peek_key()) {
             (Some(a), Some(b)) => a.min(b),

@@ -81,10 +81,11 @@ impl<E: Copy> TimerHeap<E> {
         }
     }
 
+    /// Remove the earliest expiry: its key, event and slot.
     #[inline]
-    pub fn pop(&mut self) -> Option<(Key, E)> {
+    pub fn pop_slot(&mut self) -> Option<(Key, E, u32)> {
         let top = self.heap.first()?;
-        let out = (top.key, top.event);
+        let out = (top.key, top.event, top.slot);
         self.remove_at(0);
         Some(out)
     }

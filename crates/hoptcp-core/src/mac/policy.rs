@@ -388,8 +388,8 @@ mod tests {
         let p = params();
         let (mut plain, mut e1) = (dcf(LinkPolicy::Standard), Env::default());
         let (mut paced_d, mut e2) = (dcf(paced(PacingWait::FrozenBackoff, PacingExtra::Data)), Env::default());
-        let b_plain = exchange(&mut plain, &mut e1, &p);
-        let b_paced = exchange(&mut paced_d, &mut e2, &p);
+        let b_plain = exchange(&mut plain, &mut e1, &p).expect("a post-success backoff");
+        let b_paced = exchange(&mut paced_d, &mut e2, &p).expect("a post-success backoff");
         let data = e2.sent.iter().find(|f| f.kind == FrameKind::Data).unwrap();
         assert_eq!(b_paced - b_plain, data.airtime);
     }
@@ -416,8 +416,9 @@ mod tests {
     }
 
     /// Send packet 1 through RTS, CTS, DATA, ACK. Returns the post-success
-    /// backoff's expiry measured from the ACK's end.
-    fn exchange(d: &mut Dcf, env: &mut Env, p: &MacParams) -> Time {
+    /// backoff's expiry measured from the ACK's end (None if no backoff was
+    /// armed then: a timer wait holds contention instead).
+    fn exchange(d: &mut Dcf, env: &mut Env, p: &MacParams) -> Option<Time> {
         d.send(out(1), p, env);
         fire(d, env, MacTimer::Backoff, p);
         assert_eq!(env.sent.last().unwrap().kind, FrameKind::Rts);
@@ -426,7 +427,7 @@ mod tests {
         assert_eq!(env.sent.last().unwrap().kind, FrameKind::Data);
         answer(d, env, FrameKind::Ack, p);
         assert_eq!(env.done.last().unwrap(), &(1, TxResult::Acked { retries: 0 }));
-        last(env, MacTimer::Backoff).0 - env.now
+        last(env, MacTimer::Backoff).0.checked_sub(env.now)
     }
 
     #[test]
@@ -434,8 +435,8 @@ mod tests {
         let p = params();
         let (mut plain, mut e1) = (dcf(LinkPolicy::Standard), Env::default());
         let (mut paced, mut e2) = (dcf(fu(&[], None, Some(PacingTrigger::Always))), Env::default());
-        let b_plain = exchange(&mut plain, &mut e1, &p);
-        let b_paced = exchange(&mut paced, &mut e2, &p);
+        let b_plain = exchange(&mut plain, &mut e1, &p).expect("a post-success backoff");
+        let b_paced = exchange(&mut paced, &mut e2, &p).expect("a post-success backoff");
         let data = e2.sent.iter().find(|f| f.kind == FrameKind::Data).unwrap();
         // Same random slots (the same stream), plus the whole exchange.
         assert_eq!(b_paced - b_plain, crate::mac::adaptive_pacing::exchange_time(data, &p));
@@ -468,7 +469,7 @@ mod tests {
     fn each_trigger_reading_decides_the_extra() {
         let p = params();
         let (mut plain, mut e0) = (dcf(LinkPolicy::Standard), Env::default());
-        let base = exchange(&mut plain, &mut e0, &p);
+        let base = exchange(&mut plain, &mut e0, &p).expect("a post-success backoff");
         // min_th = 0.5; the retry average is 0, or 1/8 of one packet's retries (8 -> 1.0, 4 -> 0.5).
         for (avg_after, trigger, paced) in [
             (&[][..], PacingTrigger::BelowMinTh, true),
@@ -480,7 +481,7 @@ mod tests {
             (&[8][..], PacingTrigger::Always, true),
         ] {
             let (mut d, mut env) = (dcf(fu(avg_after, None, Some(trigger))), Env::default());
-            let b = exchange(&mut d, &mut env, &p);
+            let b = exchange(&mut d, &mut env, &p).expect("a post-success backoff");
             assert_eq!(b > base, paced, "{trigger:?} at average {avg_after:?}");
         }
     }
