@@ -197,17 +197,18 @@ fn tcp_flow(id: u32, cfg: &TcpConfig, seed: u64) -> TcpFlow {
     TcpFlow { sender, receiver: TcpReceiver::new(cfg), timer: [(0, None); 2], stopped: false }
 }
 
-/// The event queue's timer slot of `node`'s MAC timer `timer`.
+/// The event queue's timer slot of `node`'s MAC timer `timer`. The flows'
+/// TCP timers take the first slots (two per flow) and the nodes' come after
+/// them, so the queue's per-slot arrays grow only as far as the highest node
+/// that takes part, not to the topology's size.
 #[inline]
-pub(crate) fn mac_timer_slot(node: u32, timer: MacTimer) -> u32 {
-    node * N_TIMERS as u32 + timer as u32
+pub(crate) fn mac_timer_slot(first: u32, node: u32, timer: MacTimer) -> u32 {
+    first + node * N_TIMERS as u32 + timer as u32
 }
 
 pub struct Simulation {
     /// What a node's MAC acts on, handed to it whole (`NodeCtx`).
     w: World,
-    /// First timer slot of the TCP ends (after every node's MAC timers).
-    tcp_timer_base: u32,
     nodes: NodeTable,
     p: MacParams,
     /// Per frame on the air: its pending ends.
@@ -243,6 +244,8 @@ pub struct Simulation {
 /// references rebuilt at every hearer.
 pub(crate) struct World {
     pub q: EventQueue<Ev>,
+    /// The first MAC timer slot (`mac_timer_slot`): after the TCP ends'.
+    pub mac_slot_base: u32,
     pub channel: Channel,
     pub packets: Slab<Packet>,
     pub txs: Slab<Transmission>,
@@ -314,6 +317,7 @@ impl Simulation {
         let mut sim = Simulation {
             w: World {
                 q: EventQueue::new(),
+                mac_slot_base: 2 * plan.flows.len() as u32,
                 channel: plan.channel,
                 packets: Slab::default(),
                 txs: Slab::default(),
@@ -327,7 +331,6 @@ impl Simulation {
                     .map_or(wired::Domains::WIRELESS, |w| wired::Domains { first_wired: w.first, gateway: w.gateway }),
                 rec: RunTrace::new(&st.series, plan.flows.len(), n, st.air_window).map(Box::new),
             },
-            tcp_timer_base: n as u32 * N_TIMERS as u32,
             nodes,
             p: plan.mac,
             air_ends: PendingEnds::default(),
@@ -696,7 +699,7 @@ impl Simulation {
             if slot.1 != due {
                 slot.0 = slot.0.wrapping_add(1);
                 slot.1 = due;
-                let id = self.tcp_timer_base + 2 * flow + side as u32;
+                let id = 2 * flow + side as u32;
                 match due {
                     Some(at) => self.w.q.arm(id, at.max(now), Ev::Tcp { flow, side: side as u8, gen: slot.0 }),
                     None => self.w.q.cancel(id),

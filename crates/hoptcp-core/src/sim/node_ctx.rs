@@ -146,15 +146,19 @@ impl MacEnv for NodeCtx<'_> {
             if let Some(locked) = self.batch_rx.as_deref_mut() {
                 *locked = true;
                 // The group's RxEnd event delivers it; an earlier expiry is stale.
-                self.w.q.cancel(mac_timer_slot(self.node, timer));
+                self.w.q.cancel(mac_timer_slot(self.w.mac_slot_base, self.node, timer));
                 return;
             }
         }
-        self.w.q.arm(mac_timer_slot(self.node, timer), at, Ev::Mac { node: self.node, timer: timer as u8, gen });
+        self.w.q.arm(
+            mac_timer_slot(self.w.mac_slot_base, self.node, timer),
+            at,
+            Ev::Mac { node: self.node, timer: timer as u8, gen },
+        );
     }
 
     fn cancel_timer(&mut self, timer: MacTimer) {
-        self.w.q.cancel(mac_timer_slot(self.node, timer));
+        self.w.q.cancel(mac_timer_slot(self.w.mac_slot_base, self.node, timer));
     }
 
     fn transmit(&mut self, frame: &Frame) {
