@@ -1,3 +1,3 @@
-from hoptcp.cli import main
+from hoptcp.entry import main
 
 raise SystemExit(main())

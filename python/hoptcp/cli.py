@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import click
 
 from .errors import CoreUnavailableError, Interrupted, RunError, ScenarioError, SpecError
+from .overrides import parse_sets
+from .progress import keep_ctrl_c, run_with_progress
 
 EXIT_USER = 2
 EXIT_INTERRUPTED = 130
@@ -81,17 +81,6 @@ def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[An
     return t
 
 
-def _parse_sets(sets: Sequence[str]) -> list[tuple[str, str]]:
-    pairs = []
-    for s in sets:
-        key, eq, value = s.partition("=")
-        key = key.strip()
-        if not eq or not key or " " in key:
-            raise SpecError(f"--set '{s}': expected KEY=VALUE with a dotted key, e.g. --set tcp.max_window=3")
-        pairs.append((key, value.strip()))
-    return pairs
-
-
 # --- the command group ----------------------------------------------------------------
 
 def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
@@ -150,7 +139,7 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
 
     if pcap_node is not None and pcap is None:
         raise SpecError(f"--pcap-node {pcap_node}: give the trace file with --pcap FILE")
-    sc = Scenario.load(scenario).with_raw(_parse_sets(sets))
+    sc = Scenario.load(scenario).with_raw(parse_sets(sets))
     kinds = [k.strip() for item in series for k in item.split(",") if k.strip()]
     if trace_ns2 is not None:
         _bridge.check_output_file(trace_ns2, "--trace-ns2")
@@ -160,14 +149,7 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
         from .runner import with_series  # the runner (and its imports) only when series are asked for
 
         sc = with_series(sc, kinds)
-    bar = _RunProgress(sc.name, show=not as_json)
-    try:
-        with bar:
-            text = _bridge.run_json(sc.toml, sc.overrides, seed, pcap, progress=bar.update, pcap_node=pcap_node)
-    except KeyboardInterrupt:
-        done = f" at {bar.fraction:.0%} of the simulated time" if bar.fraction else ""
-        trace = f"; the trace in {pcap} is incomplete" if pcap else ""
-        raise Interrupted(f"run interrupted{done}: single runs are not stored, nothing was kept{trace}") from None
+    text = run_with_progress(sc.name, sc.toml, sc.overrides, seed, show=not as_json, pcap=pcap, pcap_node=pcap_node)
     if trace_ns2 is not None:
         from .ns2.newtrace import write as write_ns2_trace
 
@@ -182,63 +164,6 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
         click.echo(text)
         return
     _print_run(json.loads(text), sc, pcap, pcap_node)
-
-
-class _RunProgress:
-    """Progress of one long run, from the core's reports (at most four a second;
-    runs under a quarter of a second never show any): a transient bar on a
-    terminal, a plain line every ``runner.PLAIN_INTERVAL_S`` otherwise. If the
-    run would take more than ``LONG_RUN_S`` of wall time, a warning states the
-    estimate once, whatever the output."""
-
-    LONG_RUN_S = 24 * 3600.0
-
-    def __init__(self, name: str, show: bool = True, clock: Callable[[], float] = time.monotonic,
-                 stream: Any = None) -> None:
-        self.name, self.show, self.clock = name, show, clock
-        self.stream = stream or sys.stderr
-        self.fraction = 0.0
-        self.warned = False
-        self.progress: Any = None
-        self.task: Any = None
-        self.t0 = self.last_line = 0.0
-
-    def __enter__(self) -> "_RunProgress":
-        self.t0 = self.last_line = self.clock()
-        return self
-
-    def update(self, fraction: float) -> None:
-        from .runner import PLAIN_INTERVAL_S, _duration
-
-        self.fraction = fraction
-        elapsed = self.clock() - self.t0
-        estimate = elapsed / fraction if fraction > 0 else float("inf")
-        if not self.warned and elapsed > 0 and estimate > self.LONG_RUN_S:
-            self.warned = True
-            how_long = _duration(estimate) if estimate < 3600 * 24 * 365 else f"{estimate / (3600 * 24 * 365):.3g} years"
-            print(f"hoptcp: warning: {self.name} will take about {how_long} of wall time at this speed "
-                  f"({fraction:.2%} simulated in {elapsed:.1f} s); Ctrl-C stops it", file=self.stream, flush=True)
-        if not self.show:
-            return
-        if not self.stream.isatty():
-            if self.clock() - self.last_line >= PLAIN_INTERVAL_S:
-                self.last_line = self.clock()
-                print(f"simulating {self.name}: {fraction:.0%}, eta {_duration(estimate - elapsed)}",
-                      file=self.stream, flush=True)
-            return
-        if self.progress is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                                     TimeRemainingColumn(), console=Console(file=self.stream), transient=True)
-            self.progress.start()
-            self.task = self.progress.add_task(f"simulating {self.name}", total=1.0)
-        self.progress.update(self.task, completed=fraction)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.progress is not None:
-            self.progress.stop()
 
 
 #: columns of the run summary: (key, header, scale); the full set is in --json
@@ -430,7 +355,7 @@ def sweep(spec: str, jobs: int | None, dask_addr: str | None, store: str | None,
         check_dask_address(dask_addr)
     the_spec = SweepSpec.load(spec)
     if sets:
-        the_spec = the_spec.with_set(_parse_sets(sets))
+        the_spec = the_spec.with_set(parse_sets(sets))
     df = run_sweep(the_spec, store=store or DEFAULT_STORE, jobs=jobs, dask=dask_addr, progress=not quiet)
     if not quiet:
         _print_summary(df, list(df.attrs["metrics"]) if the_spec.metrics else None, patterns=the_spec.metrics)
@@ -534,7 +459,7 @@ def scenario_show(file: str, sets: tuple[str, ...], as_json: bool) -> None:
     from .scenario import Scenario
     from .scenario_reference import show_json, show_toml
 
-    sc = Scenario.load(file).with_raw(_parse_sets(sets))
+    sc = Scenario.load(file).with_raw(parse_sets(sets))
     click.echo(show_json(sc) if as_json else show_toml(sc), nl=as_json)
 
 
@@ -775,7 +700,7 @@ def view(scenario: str, sets: tuple[str, ...], seed: int | None, t_from: float |
         raise SpecError(f"--from {t_from} --to {t_to}: the window must have to > from")
     out = Path(output or f"{Path(scenario).stem}.html")
     _bridge.check_output_file(str(out), "-o")
-    sc = view_scenario(Scenario.load(scenario).with_raw(_parse_sets(sets)), t_from, t_to, seed)
+    sc = view_scenario(Scenario.load(scenario).with_raw(parse_sets(sets)), t_from, t_to, seed)
     r = run_scenario(sc, seed=seed)
     out.write_text(render_html(r.raw, sc.resolved(), t_from, t_to), encoding="utf-8")
     click.echo(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
@@ -815,7 +740,7 @@ def plot_run(run_file: str, panels: tuple[str, ...], sets: tuple[str, ...], seed
         from . import runner
         from .scenario import Scenario
 
-        sc = Scenario.load(path).with_raw(_parse_sets(sets))
+        sc = Scenario.load(path).with_raw(parse_sets(sets))
         r = runner.run(sc, seed=seed, series=kinds)
     else:
         if sets or seed is not None:
@@ -1235,13 +1160,8 @@ def _line(message: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point; returns the exit status."""
-    # Ctrl-C must stop a run even where SIGINT was inherited as ignored (a
-    # command started in the background by a non-interactive shell).
-    import threading
-
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    """Every command but the fast lane of :mod:`hoptcp.entry`; returns the exit status."""
+    keep_ctrl_c()
     try:
         args = list(argv) if argv is not None else sys.argv[1:]
         # Not cli.main(): it turns Ctrl-C into a bare Abort and loses what was kept.
@@ -1249,12 +1169,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             rv = cli.invoke(ctx)
         return rv if isinstance(rv, int) else 0
     except (Exception, KeyboardInterrupt) as exc:
-        if isinstance(exc, BrokenPipeError):
-            _discard_stdout()
-        code, line = _exit_status(exc)
-        if line:
-            print(line, file=sys.stderr)
-        return code
+        return ended_by(exc)
+
+
+def ended_by(exc: BaseException) -> int:
+    """The exit status of a command ended by ``exc``, its one line printed on stderr."""
+    if isinstance(exc, BrokenPipeError):
+        _discard_stdout()
+    code, line = _exit_status(exc)
+    if line:
+        print(line, file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from . import _bridge
 from .errors import RunError, SpecError
+from .progress import PLAIN_INTERVAL_S, duration
 from .results import RunResult
 from .scenario import Scenario, as_scenario
 
@@ -400,10 +401,10 @@ class Progress:
         self._last = now = time.monotonic()
         elapsed = max(now - self._t0, 1e-9)
         rate = self.done / elapsed
-        eta = f", eta {_duration((self.total - self.done) / rate)}" if rate > 0 and self.done < self.total else ""
+        eta = f", eta {duration((self.total - self.done) / rate)}" if rate > 0 and self.done < self.total else ""
         pct = 100.0 * self.done / self.total if self.total else 100.0
         print(f"{self.description}: {self.done}/{self.total} runs ({pct:.0f}%), {rate:.3g} runs/s, "
-              f"elapsed {_duration(elapsed)}{eta}", file=self.stream, flush=True)
+              f"elapsed {duration(elapsed)}{eta}", file=self.stream, flush=True)
 
     def __exit__(self, *exc: Any) -> None:
         self._depth -= 1
@@ -414,26 +415,6 @@ class Progress:
             self._bar = None
         elif exc[0] is None:
             self._line()
-
-
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-#: seconds between two plain progress lines (no terminal); $HOPTCP_PROGRESS_INTERVAL_S
-PLAIN_INTERVAL_S = _env_float("HOPTCP_PROGRESS_INTERVAL_S", 10.0)
-
-
-def _duration(s: float) -> str:
-    s = int(round(s))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60:02d} s"
-    return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
 def _rich_bar(total: int, description: str, stream: Any) -> tuple[Any, Any]:

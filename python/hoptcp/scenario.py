@@ -10,6 +10,7 @@ from typing import Any, Iterable, Mapping
 
 from . import _bridge, _toml
 from .errors import ScenarioError
+from .overrides import merged
 
 
 def override_key(name: str) -> str:
@@ -73,13 +74,7 @@ class Scenario:
 
     def with_raw(self, pairs: Iterable[tuple[str, str]]) -> "Scenario":
         """Override with values already written as TOML literals or bare words (``--set``)."""
-        merged = dict(self.overrides)
-        for k, v in pairs:
-            if not isinstance(k, str) or not k or k.startswith(".") or k.endswith("."):
-                raise ScenarioError(f"override key {k!r} is not a dotted key like 'tcp.max_window'")
-            merged.pop(k, None)  # a re-set key moves to the end: last one wins
-            merged[k] = v
-        return Scenario(self.toml, tuple(merged.items()), self.base_dir, self.name)
+        return Scenario(self.toml, merged(self.overrides, pairs), self.base_dir, self.name)
 
     # --- views --------------------------------------------------------------------
     @property

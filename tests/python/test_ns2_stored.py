@@ -166,3 +166,22 @@ def test_static_newreno_evidence_needs_both_simulators_to_miss_the_paper_alike(
     # ns-2.35 starving FTP 2 as the paper says: not shown.
     assert g.gap_ns2_static_agrees(ctx_with(ours, frame([0.52, 0.55, 0.5, 0.53])), claim, {}).shown is False
     assert g.gap_ns2_static_agrees(ctx_with(ours, None), claim, {}).shown is None
+
+
+def test_loaded_runs_take_new_columns_without_pandas_warning(ns2_dir: Path) -> None:
+    """A wide CSV (one column per metric, as the exporter writes) is read as one block per
+    column; the loader consolidates it, so the reproductions' ``assign`` does not warn."""
+    import warnings
+
+    import pandas as pd
+
+    rows = [{"seed": i + 1, "aggregate_goodput_bps": 1e5 * (i + 1), **{f"node.{k}.rts_sent": i * k for k in range(150)},
+             "ns2.routes_ok": True} for i in range(4)]
+    _write(ns2_dir, "single-hop", rows, {"entry": "single-hop", "set": {"duration_s": 100.0}, "params": [],
+                                         "seeds": [1, 2, 3, 4], "runs": 4, "ns2_version": "ns-2.35+export.test",
+                                         "generated": "today", "note": ""})
+    df = stored.load("single-hop", get_entry("single-hop").sweep_spec(False))
+    assert list(df["node.149.rts_sent"]) == [0, 149, 298, 447]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.PerformanceWarning)
+        df.assign(arm="ns-2.35")

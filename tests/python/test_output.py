@@ -121,11 +121,11 @@ def test_run_table_hides_drop_causes_that_dropped_nothing(fake_core, capsys, sce
 
 
 def test_long_run_warns_once_with_its_estimate():
-    from hoptcp.cli import _RunProgress
+    from hoptcp.progress import RunProgress
 
     now = [0.0]
     out = io.StringIO()
-    bar = _RunProgress("big", show=False, clock=lambda: now[0], stream=out)
+    bar = RunProgress("big", show=False, clock=lambda: now[0], stream=out)
     with bar:
         now[0] = 0.5
         bar.update(0.25)  # 2 s in all: no warning
@@ -136,7 +136,7 @@ def test_long_run_warns_once_with_its_estimate():
     lines = out.getvalue().splitlines()
     assert lines == ["hoptcp: warning: big will take about 31.7 years of wall time at this speed "
                      "(0.00% simulated in 1.0 s); Ctrl-C stops it"]
-    short = _RunProgress("day", show=False, clock=lambda: now[0], stream=io.StringIO())
+    short = RunProgress("day", show=False, clock=lambda: now[0], stream=io.StringIO())
     with short:
         now[0] += 2.0
         short.update(1.0 / 86000)  # 2 s for 1/86000: 47.8 h, more than a day

@@ -37,10 +37,10 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def _load(scenario: str, sets: tuple[str, ...]) -> Any:
-    from .. import cli as main
+    from ..overrides import parse_sets
     from ..scenario import Scenario
 
-    return Scenario.load(scenario).with_raw(main._parse_sets(sets))
+    return Scenario.load(scenario).with_raw(parse_sets(sets))
 
 
 _set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",

@@ -218,6 +218,9 @@ def load(entry_id: str, spec: "SweepSpec | None" = None, directory: Path | None 
         df[col] = df[col].map(lambda v: json.loads(v) if isinstance(v, str) else [])
     if "ns2.routes_ok" in df.columns:
         df = df[df["ns2.routes_ok"].astype(bool)].reset_index(drop=True)
+    # One block per dtype: read as one block per column, the frame made pandas warn
+    # (PerformanceWarning) at every column a reproduction adds.
+    df = df.copy()
     params = list(meta.get("params", []))
     df.attrs["params"] = params
     df.attrs["metrics"] = [c for c in df.columns if c not in params and c != "seed"]

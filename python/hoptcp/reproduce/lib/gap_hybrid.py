@@ -72,6 +72,7 @@ def gap_arm_table(runs: "pd.DataFrame") -> "pd.DataFrame":
 
     if runs.empty:
         raise SpecError("no runs")
+    runs = runs.copy()  # one block per dtype (the callers concatenate sweeps of other columns)
     r = runs.assign(arm=runs.apply(_arm, axis=1))
     rows = []
     for (h, arm), g in r.groupby([HOPS, "arm"], sort=True):
@@ -428,7 +429,7 @@ def _par_side_table(ctx: "Context") -> str:
     theirs = ns2_side_runs(ctx, STATIC_NEWRENO)
     if theirs is not None:
         frames.append(theirs.assign(arm="NewReno, static routes, ns-2.35"))
-    runs = pd.concat([f for f in frames if not f.empty], ignore_index=True)
+    runs = pd.concat([f for f in frames if not f.empty], ignore_index=True).copy()  # copy: one block per dtype
     rows = ["| flows | arm | FTP 1 (kb/s) | FTP 2 (kb/s) | aggregate (kb/s) | Jain | runs |", "|---|---|---|---|---|---|---|"]
     if runs.empty:
         return "(not run)"

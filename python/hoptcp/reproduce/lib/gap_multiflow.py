@@ -165,7 +165,7 @@ def gap_cross_values(ctx: "Context") -> dict[str, Any]:
     import pandas as pd
 
     runs = gap_cross_runs(ctx)
-    code = pd.concat([ctx.side(s).runs.assign(arm=a) for s, a in CODE_SIDES.items()], ignore_index=True)
+    code = pd.concat([ctx.side(s).runs.assign(arm=a) for s, a in CODE_SIDES.items()], ignore_index=True).copy()
     code = code.assign(case=[CROSS_CASES[(int(a), int(b))] for a, b in zip(code["flows.0.src"], code["flows.1.src"])])
     return {"table": _flow_table(runs, [(c, runs[runs["case"] == c]) for c in CROSS_CASES.values()]),
             "code_table": _flow_table(code, [(c, code[code["case"] == c]) for c in CROSS_CASES.values()],

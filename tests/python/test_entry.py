@@ -1,0 +1,110 @@
+"""The ``hoptcp`` command's fast lane (``hoptcp run SCENARIO --json``): which
+arguments take it, that it prints what the full command line prints, and that
+every mistake still gets the full command line's one line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from hoptcp import cli, entry
+
+
+def outcome(capsys, main, args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("args, request_", [
+    (["run", "a.toml", "--json"], ("a.toml", [], None)),
+    (["run", "--json", "a.toml"], ("a.toml", [], None)),
+    (["run", "a.toml", "--json", "--set", "tcp.max_window=3", "--set=duration_s=5", "--seed", "7"],
+     ("a.toml", ["tcp.max_window=3", "duration_s=5"], 7)),
+    (["run", "a.toml", "--seed=1", "--json", "--seed", "2"], ("a.toml", [], 2)),  # the last one wins, as in click
+    (["run", "a.toml", "--set", "--json", "--json"], ("a.toml", ["--json"], None)),  # click takes the word as the value
+])
+def test_the_lane_takes_run_json_with_set_and_seed(args, request_):
+    assert entry.fast_run_request(args) == request_
+
+
+@pytest.mark.parametrize("args", [
+    [], ["run"], ["run", "a.toml"],  # no --json: the summary tables need rich
+    ["run", "--json"], ["run", "a.toml", "b.toml", "--json"], ["run", "a.toml", "--json", "--help"],
+    ["run", "a.toml", "--json", "--pcap", "t.pcapng"], ["run", "a.toml", "--json", "--series", "cwnd"],
+    ["run", "a.toml", "--json", "--seed", "-1"], ["run", "a.toml", "--json", "--seed", "+3"],
+    ["run", "a.toml", "--json", "--seed", "1_0"], ["run", "a.toml", "--json", "--seed"],
+    ["run", "a.toml", "--json", "--set"], ["run", "a.toml", "--json", "--"], ["run", "-", "--json"],
+    ["--version"], ["sweep", "a.toml", "--json"], ["scenario", "show", "a.toml"],
+])
+def test_everything_else_goes_to_the_full_command_line(args):
+    assert entry.fast_run_request(args) is None
+
+
+def test_the_lane_prints_what_the_full_command_line_prints(fake_core, capsys, scenario_file):
+    args = ["run", scenario_file, "--json", "--set", "tcp.max_window=3", "--seed", "5", "--set", "tcp.max_window=4"]
+    fast = outcome(capsys, entry.main, args)
+    full = outcome(capsys, cli.main, args)
+    assert (fast[0], fast[2]) == (full[0], full[2]) == (0, "")
+    results = [json.loads(out) for _, out, _ in (fast, full)]
+    for r in results:
+        r.pop("wall_time_s")  # the one field that is not a result
+    assert results[0] == results[1] and results[0]["seed"] == 5
+    assert fast[1].endswith("}\n") and "\n" not in fast[1][:-1]  # one JSON document on one line, as click echoes it
+    assert fake_core.runs == 2
+
+
+@pytest.mark.parametrize("make_args", [
+    lambda f, d: ["run", d / "missing.toml", "--json"],
+    lambda f, d: ["run", d, "--json"],  # a directory
+    lambda f, d: ["run", d / "bad.toml", "--json"],  # not TOML
+    lambda f, d: ["run", f, "--json", "--set", "tcp.max_window"],
+    lambda f, d: ["run", f, "--json", "--set", ".tcp=3"],
+    lambda f, d: ["run", f, "--json", "--set", "flows.0.dst=99"],  # found by the core
+    lambda f, d: ["run", f, "--json", "--seed", "99999999999999999999"],
+])
+def test_every_mistake_gets_the_full_command_lines_line(fake_core, capsys, scenario_file, make_args):
+    (scenario_file.parent / "bad.toml").write_text("duration_s = = 3\n")
+    args = make_args(scenario_file, scenario_file.parent)
+    fast = outcome(capsys, entry.main, args)
+    full = outcome(capsys, cli.main, args)
+    assert fast == full
+    code, out, err = fast
+    assert code == 2 and out == "" and err.startswith("hoptcp: error: ") and len(err.splitlines()) == 1
+    assert fake_core.runs == 0
+
+
+class InterruptedCore:
+    """A core whose run is stopped by Ctrl-C halfway."""
+
+    from hoptcp.errors import ScenarioError
+
+    def run(self, scenario_toml, overrides, seed, pcap, progress=None, progress_every_s=None):
+        progress(0.5)
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_in_the_lane_says_how_far_the_run_got(capsys, scenario_file):
+    from hoptcp import _bridge
+
+    with _bridge.use_core(InterruptedCore()):
+        fast = outcome(capsys, entry.main, ["run", scenario_file, "--json"])
+        full = outcome(capsys, cli.main, ["run", scenario_file, "--json"])
+    assert fast == full
+    assert fast == (130, "", "hoptcp: interrupted: run interrupted at 50% of the simulated time: "
+                             "single runs are not stored, nothing was kept\n")
+
+
+@pytest.mark.core
+def test_the_lane_imports_neither_click_nor_rich(real_core, scenario_file, subprocess_env):
+    code = (
+        "import sys\n"
+        "from hoptcp.entry import main\n"
+        f"status = main(['run', {str(scenario_file)!r}, '--json', '--set', 'duration_s=0.5'])\n"
+        "print(status, sorted(m for m in ('click', 'rich', 'hoptcp.cli', 'pandas') if m in sys.modules),"
+        " file=sys.stderr)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env, timeout=120)
+    assert p.stderr.strip() == "0 []", p.stderr
+    assert json.loads(p.stdout)["duration_s"] == 0.5
