@@ -108,3 +108,60 @@ def test_the_lane_imports_neither_click_nor_rich(real_core, scenario_file, subpr
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env, timeout=120)
     assert p.stderr.strip() == "0 []", p.stderr
     assert json.loads(p.stdout)["duration_s"] == 0.5
+
+
+# --- the lane and the full command line agree on any arguments --------------------------
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: examples of the property (keep in step with docs/testing.md)
+AGREEMENT_EXAMPLES = 300
+
+#: words the lane takes (a lone "--seed" or "--set" takes the next word as its value; a lone
+#: value is a second scenario, which sends the arguments to the full command line) ...
+LANE_WORDS = ["--json", "--seed=3", "--seed=08", "--set=duration_s=0.01"] * 3 + ["--seed", "1", "--set", "duration_s=0.02"]
+#: ... and words that send the arguments to the full command line
+OTHER_WORDS = ["--seed=-2", "--", "-", "--help", "--series", "cwnd", "extra.toml", "--pcap"]
+SETS = ["duration_s=0.02", "duration_s=-1", "duration_s=abc", "tcp.max_window=3", "tcp.max_window=0", "seed=4",
+        "tcp.nosuch=1", ".tcp=1", "tcp.", "flows.0.dst=9", "flows.0.dst=1", "mac.queue_limit=2", "novalue", "=3"]
+FILES = {"good": 'duration_s = 0.02\nseed = 1\n[topology]\nkind = "chain"\nhops = 2\n[[flows]]\nsrc = 0\ndst = 2\n'
+                 'transport = "tcp"\n',
+         "bad-toml": "duration_s = = 1\n", "bad-key": "duration_s = 0.02\nnosuch = 1\n", "empty": ""}
+
+
+def _normalised(result):
+    code, out, err = result
+    if code == 0 and out.startswith("{"):
+        doc = json.loads(out)
+        doc.pop("wall_time_s", None)
+        out = doc
+    return code, out, err
+
+
+@pytest.mark.core
+@settings(max_examples=AGREEMENT_EXAMPLES, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(file=st.sampled_from([*FILES, "missing"]), words=st.lists(st.sampled_from(LANE_WORDS), max_size=5),
+       other=st.sampled_from([None] * 2 * len(OTHER_WORDS) + OTHER_WORDS),
+       sets=st.lists(st.sampled_from(SETS), max_size=3), seed_at=st.integers(0, 6))  # seed_at: where --json goes
+def test_the_lane_and_the_full_command_line_agree_on_any_arguments(real_core, capsys, tmp_path_factory, file, words,
+                                                                    other, sets, seed_at):
+    """Whatever the arguments, the console entry and the full command line give the same
+    exit status, stderr and result (wall time aside). Only those the lane takes are run
+    twice; for the others both are the same code."""
+    d = tmp_path_factory.getbasetemp() / "agreement"
+    d.mkdir(exist_ok=True)
+    for name, text in FILES.items():
+        (d / f"{name}.toml").write_text(text)
+    args = ["run", str(d / f"{file}.toml"), *words, *([other] if other else [])]
+    for s in sets:
+        args += ["--set", s]
+    args.insert(min(1 + seed_at, len(args)), "--json")
+    if entry.fast_run_request(args) is None:
+        return
+    fast = _normalised(outcome(capsys, entry.main, args))
+    full = _normalised(outcome(capsys, cli.main, args))
+    assert fast == full, args
+    assert fast[0] in (0, 2) and len(fast[2].splitlines()) == (fast[0] != 0), (args, fast)
