@@ -86,16 +86,10 @@ def _fast_run(scenario: str, sets: list[str], seed: int | None) -> int | None:
         return None
     name = os.path.splitext(os.path.basename(scenario))[0]
     try:
-        out = run_with_progress(name, text, overrides, seed, show=False)
+        print(run_with_progress(name, text, overrides, seed, show=False), flush=True)
     except (ScenarioError, SpecError):
         return None  # found before the simulation: the full command line words it
-    except (Exception, KeyboardInterrupt) as exc:
-        from .cli import ended_by
-
-        return ended_by(exc)
-    try:
-        print(out, flush=True)
-    except BrokenPipeError as exc:
+    except (Exception, KeyboardInterrupt) as exc:  # Ctrl-C, a failed run, a closed pipe
         from .cli import ended_by
 
         return ended_by(exc)

@@ -471,7 +471,6 @@ def make_frame(rows: list[dict[str, Any]], metrics: Sequence[str] | None = None)
             conv = pd.to_numeric(df[c], errors="coerce")
             if conv.notna().sum() == df[c].notna().sum():
                 df[c] = conv
-    df = df.copy()  # one block per dtype: the columns replaced above fragment it, and pandas warns at every column added
     df.attrs["params"] = ColumnNames(param_cols)
     df.attrs["metrics"] = ColumnNames(metric_cols)
     return df
