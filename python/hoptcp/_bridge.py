@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
-from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from .errors import CoreUnavailableError, ScenarioError, SpecError
@@ -106,6 +104,8 @@ def check_seed(seed: Any) -> int | None:
 
 def check_output_file(path: str, what: str) -> None:
     """A file we are about to write: its directory must exist and it must not be a directory."""
+    from pathlib import Path  # not at import: the command line's fast lane has no use for it
+
     p = Path(path).expanduser()
     if p.is_dir():
         raise SpecError(f"{what} {path}: is a directory; give a file name")
@@ -173,6 +173,8 @@ def resolve_toml(toml_text: str, overrides: Overrides = ()) -> str:
 
 def scenario_keys() -> dict[str, Any]:
     """The core's declaration of every scenario key: ``{"tables": [[name, doc], ...], "keys": [...]}``."""
+    import json
+
     return dict(json.loads(_needs("scenario_keys").scenario_keys()))
 
 
@@ -185,4 +187,6 @@ def _needs(name: str) -> Any:
 
 def model(name: str, params: dict[str, Any]) -> dict[str, Any]:
     """Evaluate an analytic model; ValueError on bad parameters."""
+    import json
+
     return json.loads(core().model(name, json.dumps(params)))

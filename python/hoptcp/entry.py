@@ -71,7 +71,6 @@ def fast_run_request(args: Sequence[str]) -> tuple[str, list[str], int | None] |
 def _fast_run(scenario: str, sets: list[str], seed: int | None) -> int | None:
     """Run and print the result JSON; None if the full command line must take over."""
     import os
-    from pathlib import Path
 
     from . import _toml
     from .errors import ScenarioError, SpecError
@@ -79,8 +78,10 @@ def _fast_run(scenario: str, sets: list[str], seed: int | None) -> int | None:
     from .progress import run_with_progress
 
     try:
-        text = _toml.read_file(Path(scenario), "scenario file", ScenarioError)
-        _toml.loads(text)  # the full command line checks it too, in Python's words
+        text = _toml.read_file(scenario, "scenario file", ScenarioError)
+        # Python's TOML parser too, as the full command line: the core's also takes
+        # TOML 1.1's additions (and a byte-order mark), which tomllib refuses.
+        _toml.loads(text)
         overrides = merged((), parse_sets(sets))
     except ValueError:  # ScenarioError, SpecError, TOMLDecodeError
         return None

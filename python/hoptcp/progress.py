@@ -106,7 +106,9 @@ def keep_ctrl_c() -> None:
     """Ctrl-C must stop a run even where SIGINT was inherited as ignored (a
     command started in the background by a non-interactive shell)."""
     import signal
-    import threading
 
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        except ValueError:  # not the main thread: only it may set handlers
+            pass

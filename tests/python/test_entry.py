@@ -98,16 +98,42 @@ def test_ctrl_c_in_the_lane_says_how_far_the_run_got(capsys, scenario_file):
 
 @pytest.mark.core
 def test_the_lane_imports_neither_click_nor_rich(real_core, scenario_file, subprocess_env):
+    # nor pathlib, json or threading: a fifth of its start-up (docs/performance.md)
     code = (
         "import sys\n"
         "from hoptcp.entry import main\n"
         f"status = main(['run', {str(scenario_file)!r}, '--json', '--set', 'duration_s=0.5'])\n"
-        "print(status, sorted(m for m in ('click', 'rich', 'hoptcp.cli', 'pandas') if m in sys.modules),"
-        " file=sys.stderr)\n"
+        "print(status, sorted(m for m in ('click', 'rich', 'hoptcp.cli', 'pandas', 'pathlib', 'json', 'threading')"
+        " if m in sys.modules), file=sys.stderr)\n"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env, timeout=120)
     assert p.stderr.strip() == "0 []", p.stderr
     assert json.loads(p.stdout)["duration_s"] == 0.5
+
+
+#: TOML the core's parser takes (TOML 1.1's additions, a byte-order mark) and Python's refuses
+GOOD = 'duration_s = 0.02\nseed = 1\n[topology]\nkind = "chain"\nhops = 2\n'
+LENIENT_TOML = {
+    "byte-order mark": "\ufeff" + GOOD + '[[flows]]\nsrc = 0\ndst = 2\ntransport = "tcp"\n',
+    "trailing comma": GOOD.replace("[topology]", 'flows = [{src = 0, dst = 2, transport = "tcp",}]\n[topology]'),
+    "newline in an inline table": GOOD.replace("[topology]", 'flows = [{src = 0,\n dst = 2, transport = "tcp"}]\n'
+                                                             "[topology]"),
+}
+
+
+@pytest.mark.core
+@pytest.mark.parametrize("name", LENIENT_TOML)
+def test_the_lane_refuses_what_pythons_toml_parser_refuses(real_core, capsys, tmp_path, name):
+    from hoptcp import _bridge
+
+    text = LENIENT_TOML[name]
+    _bridge.resolve_json(text)  # the core alone would run it
+    f = tmp_path / "lenient.toml"
+    f.write_text(text, encoding="utf-8")
+    fast = outcome(capsys, entry.main, ["run", f, "--json"])
+    assert fast == outcome(capsys, cli.main, ["run", f, "--json"])
+    code, out, err = fast
+    assert code == 2 and out == "" and "TOML" in err and len(err.splitlines()) == 1, fast
 
 
 # --- the lane and the full command line agree on any arguments --------------------------
