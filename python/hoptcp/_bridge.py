@@ -77,6 +77,11 @@ def version() -> str:
     return str(core().version())
 
 
+def build() -> str:
+    """How the core was compiled: "profile-guided" or "plain" ("plain" for a core without the query)."""
+    return str(getattr(core(), "build", lambda: "plain")())
+
+
 def _pairs(overrides: Overrides) -> list[tuple[str, str]]:
     return [(str(k), str(v)) for k, v in overrides]
 

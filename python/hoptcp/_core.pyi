@@ -10,6 +10,9 @@ class ScenarioError(ValueError):
 def version() -> str:
     """hoptcp-core version (package version + digest of the core's source)."""
 
+def build() -> str:
+    """How the extension was compiled: "profile-guided" or "plain" (build_backend/hoptcp_pgo.py)."""
+
 def resolve(scenario_toml: str, overrides: Sequence[tuple[str, str]]) -> str:
     """Canonical JSON of the fully resolved scenario; raises ScenarioError."""
 

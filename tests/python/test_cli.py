@@ -134,7 +134,7 @@ def test_model_commands(fake_core, capsys):
 
 def test_version_and_help(fake_core, capsys):
     code, out, err = run_cli(capsys, "--version")
-    assert code == 0 and "core 0.0.0-fake" in out
+    assert code == 0 and "core 0.0.0-fake, plain build" in out
     code, out, err = run_cli(capsys, "--help")
     assert code == 0 and "reproduce" in out and "sweep" in out
 

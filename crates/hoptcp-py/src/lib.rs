@@ -27,6 +27,17 @@ fn version() -> &'static str {
     hoptcp_core::VERSION
 }
 
+/// How this extension was compiled: "profile-guided" when hoptcp's build backend
+/// (build_backend/hoptcp_pgo.py) optimised it with a training run's profile,
+/// else "plain".
+#[pyfunction]
+fn build() -> &'static str {
+    match option_env!("HOPTCP_PGO_BUILD") {
+        Some("1") => "profile-guided",
+        _ => "plain",
+    }
+}
+
 /// Canonical JSON of the fully resolved scenario (defaults filled,
 /// overrides applied); raises ScenarioError.
 #[pyfunction]
@@ -139,6 +150,7 @@ fn model(name: &str, params_json: &str) -> PyResult<String> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
