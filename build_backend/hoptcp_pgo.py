@@ -3,8 +3,8 @@ compiled core when the Rust toolchain can do it.
 
 PGO builds the extension twice. The first build is instrumented and runs a fixed
 training set of scenarios (`TRAINING`). LLVM's `llvm-profdata` merges the counts,
-and the second build optimises with them. Measured in docs/performance.md: 13 %
-less CPU on the 7-hop chain, 11 % on the 13x13 grid, 8 % at 10,000 nodes.
+and the second build optimises with them. Measured in docs/performance.md: 11-12 %
+less CPU on the 7-hop chain, the 13x13 grid and 10,000 nodes.
 Results are identical: the same code is compiled, only the optimiser's choices
 change.
 
