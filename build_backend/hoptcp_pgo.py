@@ -25,7 +25,7 @@ import tempfile
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import maturin
 from maturin import (  # noqa: F401  (the rest of PEP 517's interface, unchanged)
@@ -69,14 +69,25 @@ for name, overrides in ast.literal_eval(sys.argv[1]):
 
 def build_wheel(wheel_directory: str, config_settings: Mapping[str, Any] | None = None,
                 metadata_directory: str | None = None) -> str:
-    with _profile_guided(config_settings):
-        return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+    return _build(maturin.build_wheel, wheel_directory, config_settings, metadata_directory)
 
 
 def build_editable(wheel_directory: str, config_settings: Mapping[str, Any] | None = None,
                    metadata_directory: str | None = None) -> str:
-    with _profile_guided(config_settings):
-        return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
+    return _build(maturin.build_editable, wheel_directory, config_settings, metadata_directory)
+
+
+def _build(build: Callable[..., str], wheel_directory: str, config_settings: Mapping[str, Any] | None,
+           metadata_directory: str | None) -> str:
+    """`build` profile-guided if it can be; plain if not, or if the guided build fails."""
+    with _profile_guided(config_settings) as guided:
+        try:
+            return build(wheel_directory, config_settings, metadata_directory)
+        except Exception as exc:
+            if not guided:
+                raise
+            _say(f"plain build (the profile-guided build failed: {exc})")
+    return build(wheel_directory, config_settings, metadata_directory)
 
 
 def _say(message: str) -> None:
@@ -98,12 +109,12 @@ def _env(**changes: str) -> Iterator[None]:
 
 
 @contextmanager
-def _profile_guided(config_settings: Mapping[str, Any] | None) -> Iterator[None]:
-    """Within: RUSTFLAGS and HOPTCP_PGO_BUILD set for a profile-guided build, if a
-    profile could be made; else nothing changes."""
+def _profile_guided(config_settings: Mapping[str, Any] | None) -> Iterator[bool]:
+    """Within (yielding True): RUSTFLAGS and HOPTCP_PGO_BUILD set for a profile-guided
+    build, if a profile could be made; else (yielding False) nothing changes."""
     if os.environ.get("HOPTCP_PGO", "1") == "0":
         _say("plain build (HOPTCP_PGO=0)")
-        yield
+        yield False
         return
     profile = None
     try:
@@ -111,12 +122,12 @@ def _profile_guided(config_settings: Mapping[str, Any] | None) -> Iterator[None]
     except Exception as exc:  # any failure: the plain build, never a failed install
         _say(f"plain build (profile-guided optimisation failed: {exc})")
     if profile is None:
-        yield
+        yield False
         return
     flags = " ".join(filter(None, [os.environ.get("RUSTFLAGS", ""), f"-Cprofile-use={profile}"]))
     _say(f"profile-guided build ({profile})")
     with _env(RUSTFLAGS=flags, HOPTCP_PGO_BUILD="1"):
-        yield
+        yield True
 
 
 def _run(cmd: list[str], **kw: Any) -> str:

@@ -92,6 +92,35 @@ def test_a_failure_on_the_way_never_fails_the_install(backend, monkeypatch, caps
     assert "plain build (profile-guided optimisation failed: cargo: error: could not compile" in err
 
 
+def test_a_failed_profile_guided_build_is_done_again_plainly(backend, monkeypatch, capsys):
+    module, maturin = backend
+    monkeypatch.setattr(module, "_make_profile", lambda settings: Path("/p/hoptcp.profdata"))
+
+    def fails_with_the_profile(wheel_directory, config_settings=None, metadata_directory=None):
+        maturin.builds.append(("wheel", os.environ.get("RUSTFLAGS"), os.environ.get("HOPTCP_PGO_BUILD")))
+        if os.environ.get("HOPTCP_PGO_BUILD"):
+            raise RuntimeError("rustc: error: invalid profile data")
+        return "hoptcp.whl"
+
+    monkeypatch.setattr(maturin, "build_wheel", fails_with_the_profile)
+    assert module.build_wheel("out") == "hoptcp.whl"
+    assert maturin.builds == [("wheel", "-Cdebuginfo=0 -Cprofile-use=/p/hoptcp.profdata", "1"),
+                              ("wheel", "-Cdebuginfo=0", None)]
+    assert "plain build (the profile-guided build failed: rustc: error: invalid profile data)" in capsys.readouterr().err
+
+
+def test_a_failing_plain_build_fails_the_install(backend, monkeypatch):
+    module, maturin = backend
+    monkeypatch.setenv("HOPTCP_PGO", "0")
+
+    def fails(*args, **kw):
+        raise RuntimeError("cargo: error: could not compile")
+
+    monkeypatch.setattr(maturin, "build_wheel", fails)
+    with pytest.raises(RuntimeError, match="could not compile"):
+        module.build_wheel("out")
+
+
 def test_a_failing_tool_is_named_with_its_last_line(backend):
     module, _ = backend
     with pytest.raises(RuntimeError, match=r"^python\S*: boom$"):
