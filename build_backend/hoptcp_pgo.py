@@ -124,10 +124,19 @@ def _profile_guided(config_settings: Mapping[str, Any] | None) -> Iterator[bool]
     if profile is None:
         yield False
         return
-    flags = " ".join(filter(None, [os.environ.get("RUSTFLAGS", ""), f"-Cprofile-use={profile}"]))
     _say(f"profile-guided build ({profile})")
-    with _env(RUSTFLAGS=flags, HOPTCP_PGO_BUILD="1"):
+    with _env(**_rustflags_with(f"-Cprofile-use={profile}"), HOPTCP_PGO_BUILD="1"):
         yield True
+
+
+def _rustflags_with(flag: str) -> dict[str, str]:
+    """The user's compiler flags with `flag` added, in the variable cargo reads
+    (CARGO_ENCODED_RUSTFLAGS wins over RUSTFLAGS; either wins over a cargo config
+    file's `build.rustflags`, which a profile-guided build therefore leaves out)."""
+    if "CARGO_ENCODED_RUSTFLAGS" in os.environ:
+        encoded = os.environ["CARGO_ENCODED_RUSTFLAGS"]
+        return {"CARGO_ENCODED_RUSTFLAGS": f"{encoded}\x1f{flag}" if encoded else flag}
+    return {"RUSTFLAGS": " ".join(filter(None, [os.environ.get("RUSTFLAGS", ""), flag]))}
 
 
 def _run(cmd: list[str], **kw: Any) -> str:
@@ -161,9 +170,8 @@ def _make_profile(config_settings: Mapping[str, Any] | None) -> Path | None:
     profile = work / "hoptcp.profdata"
     with tempfile.TemporaryDirectory(prefix="hoptcp-pgo-") as tmp:
         _say("profile-guided optimisation: building the instrumented core")
-        flags = " ".join(filter(None, [os.environ.get("RUSTFLAGS", ""), f"-Cprofile-generate={raw}"]))
         # Its own target directory: the two builds' caches stay apart, and rebuilds stay incremental.
-        with _env(RUSTFLAGS=flags, CARGO_TARGET_DIR=str(work / "instrumented")):
+        with _env(**_rustflags_with(f"-Cprofile-generate={raw}"), CARGO_TARGET_DIR=str(work / "instrumented")):
             wheel = maturin.build_wheel(tmp, config_settings)
         site = Path(tmp) / "site"
         with zipfile.ZipFile(Path(tmp) / wheel) as z:

@@ -57,6 +57,19 @@ def test_a_profile_goes_to_the_build_and_the_environment_is_restored(backend, mo
     assert maturin.builds[-1] == ("editable", "-Cdebuginfo=0 -Cprofile-use=/p/hoptcp.profdata", "1")
 
 
+def test_encoded_flags_get_the_profile_where_cargo_reads_them(backend, monkeypatch):
+    module, maturin = backend
+    monkeypatch.setenv("CARGO_ENCODED_RUSTFLAGS", "-C\x1ftarget-cpu=native")
+    monkeypatch.setattr(module, "_make_profile", lambda settings: Path("/p/hoptcp.profdata"))
+    builds = []
+    monkeypatch.setattr(maturin, "build_wheel", lambda *a, **k: builds.append(
+        (os.environ["CARGO_ENCODED_RUSTFLAGS"], os.environ["RUSTFLAGS"])) or "hoptcp.whl")
+    module.build_wheel("out")
+    # cargo ignores RUSTFLAGS when CARGO_ENCODED_RUSTFLAGS is set: the flag goes there
+    assert builds == [("-C\x1ftarget-cpu=native\x1f-Cprofile-use=/p/hoptcp.profdata", "-Cdebuginfo=0")]
+    assert os.environ["CARGO_ENCODED_RUSTFLAGS"] == "-C\x1ftarget-cpu=native"
+
+
 def test_hoptcp_pgo_0_builds_plain_without_trying(backend, monkeypatch, capsys):
     module, maturin = backend
     monkeypatch.setenv("HOPTCP_PGO", "0")
