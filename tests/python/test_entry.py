@@ -113,8 +113,9 @@ def test_the_lane_imports_neither_click_nor_rich(real_core, scenario_file, subpr
 
 #: TOML the core's parser takes (TOML 1.1's additions, a byte-order mark) and Python's refuses
 GOOD = 'duration_s = 0.02\nseed = 1\n[topology]\nkind = "chain"\nhops = 2\n'
+FLOW = '[[flows]]\nsrc = 0\ndst = 2\ntransport = "tcp"\n'
 LENIENT_TOML = {
-    "byte-order mark": "\ufeff" + GOOD + '[[flows]]\nsrc = 0\ndst = 2\ntransport = "tcp"\n',
+    "byte-order mark": "\ufeff" + GOOD + FLOW,
     "trailing comma": GOOD.replace("[topology]", 'flows = [{src = 0, dst = 2, transport = "tcp",}]\n[topology]'),
     "newline in an inline table": GOOD.replace("[topology]", 'flows = [{src = 0,\n dst = 2, transport = "tcp"}]\n'
                                                              "[topology]"),
@@ -152,8 +153,7 @@ LANE_WORDS = ["--json", "--seed=3", "--seed=08", "--set=duration_s=0.01"] * 3 + 
 OTHER_WORDS = ["--seed=-2", "--", "-", "--help", "--series", "cwnd", "extra.toml", "--pcap"]
 SETS = ["duration_s=0.02", "duration_s=-1", "duration_s=abc", "tcp.max_window=3", "tcp.max_window=0", "seed=4",
         "tcp.nosuch=1", ".tcp=1", "tcp.", "flows.0.dst=9", "flows.0.dst=1", "mac.queue_limit=2", "novalue", "=3"]
-FILES = {"good": 'duration_s = 0.02\nseed = 1\n[topology]\nkind = "chain"\nhops = 2\n[[flows]]\nsrc = 0\ndst = 2\n'
-                 'transport = "tcp"\n',
+FILES = {"good": GOOD + FLOW,
          "bad-toml": "duration_s = = 1\n", "bad-key": "duration_s = 0.02\nnosuch = 1\n", "empty": ""}
 
 
