@@ -4,6 +4,7 @@ functions of hoptcp.reproduce.lib.fu_chain work on hand-made DataFrames."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import pandas as pd
 import pytest
@@ -139,6 +140,11 @@ def test_relative_loss_and_window_checks():
 def test_spearman():
     assert fc.chain_spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
     assert math.isnan(fc.chain_spearman([1, 2], [1, 2]))
+    # a constant series: undefined, said as NaN without scipy's ConstantInputWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert math.isnan(fc.chain_spearman([4, 6, 8], [0.5, 0.5, 0.5]))
+        assert math.isnan(fc.chain_spearman([1, 1, 1], [1, 2, 3]))
 
 
 def test_variant_table_and_vegas_checks():

@@ -127,8 +127,9 @@ def chain_relative_loss(best: Estimate, other: Estimate) -> Estimate:
 
 
 def chain_spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman rank correlation (NaN with fewer than 3 points)."""
-    if len(x) < 3:
+    """Spearman rank correlation; NaN (undefined) with fewer than 3 points or when either
+    series is constant, said here rather than by a scipy warning."""
+    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
         return math.nan
     from scipy import stats
 
