@@ -82,6 +82,11 @@ def build() -> str:
     return str(getattr(core(), "build", lambda: "plain")())
 
 
+def describe() -> str:
+    """The core's version and build, as `hoptcp --version` and the bench print them."""
+    return f"{version()}, {build()} build"
+
+
 def _pairs(overrides: Overrides) -> list[tuple[str, str]]:
     return [(str(k), str(v)) for k, v in overrides]
 

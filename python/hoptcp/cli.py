@@ -90,7 +90,7 @@ def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
 
     from . import _bridge
 
-    core = f"{_bridge.version()}, {_bridge.build()} build" if _bridge.available() else "not built"
+    core = _bridge.describe() if _bridge.available() else "not built"
     click.echo(f"hoptcp {hoptcp.__version__} (core {core}, Python {sys.version.split()[0]})")
     ctx.exit(0)
 
@@ -1095,7 +1095,7 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
     if md_out:
         argv = ["hoptcp bench", *(["--peers"] if peers else []), *([f"--huge {huge_s:g}"] if huge_s else []),
                 "--markdown"]
-        tables = b.markdown(rows, sweeps, base_mb, f"{_bridge.version()} ({_bridge.build()} build)", start_up, peer_rows, scale, huge, skipped,
+        tables = b.markdown(rows, sweeps, base_mb, _bridge.describe(), start_up, peer_rows, scale, huge, skipped,
                             repeats, (load_start, os.getloadavg()[0]))
         b.write_markdown(Path(md_out), tables, " ".join(argv))
         con.print(f"wrote {md_out}")

@@ -178,9 +178,10 @@ def test_the_lane_and_the_full_command_line_agree_on_any_arguments(real_core, ca
     exit status, stderr and result (wall time aside). Only those the lane takes are run
     twice; for the others both are the same code."""
     d = tmp_path_factory.getbasetemp() / "agreement"
-    d.mkdir(exist_ok=True)
-    for name, text in FILES.items():
-        (d / f"{name}.toml").write_text(text)
+    if not d.exists():  # written once, for all the examples
+        d.mkdir()
+        for name, text in FILES.items():
+            (d / f"{name}.toml").write_text(text)
     args = ["run", str(d / f"{file}.toml"), *words, *([other] if other else [])]
     for s in sets:
         args += ["--set", s]
