@@ -27,6 +27,13 @@ neither project's code is part of hoptcp, only the steps below:
 7. check the binary creates an ``Agent/TCP/Newreno/AP`` with the expected defaults.
 
 Run the result with ``HOPTCP_NS=OUT/src/ns`` or ``--ns-binary OUT/src/ns``.
+
+The same steps build the ns-2.35 ports of the papers' cures (``ns2/ports/``, see
+:mod:`hoptcp.ns2.ports`), with or without TCP-AP, and ns-2.35's AODV in its HELLO build
+(``AODV_LINK_LAYER_DETECTION`` undefined, so link breaks are detected by missed HELLOs
+instead of the MAC's failure callback). A tree built once is reused: a later build with other
+ports or a changed port re-applies them and recompiles only what changed; the build writes
+what it holds to ``OUT/BUILD.txt`` (ports with their digests, TCP-AP, the AODV mode).
 """
 
 from __future__ import annotations
@@ -37,9 +44,12 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import SpecError
+
+if TYPE_CHECKING:
+    from .ports import Port
 
 #: tcp-ap.cc's bound variables and the values its constructor sets (defaults for ns-default.tcl)
 TCP_AP_DEFAULTS: dict[str, str] = {
@@ -82,7 +92,7 @@ class Sources:
     """Checked inputs of a build."""
 
     ns2: Path
-    tcpap: dict[str, Path]
+    tcpap: dict[str, Path] | None
     version: str
 
 
@@ -96,15 +106,15 @@ def find_tcpap(tcpap_dir: Path) -> dict[str, Path]:
                     "there; expected the authors' tree, e.g. the repository mahaicheng/tcpap")
 
 
-def check_sources(tcpap_dir: str | Path, ns2_dir: str | Path) -> Sources:
+def check_sources(tcpap_dir: str | Path | None, ns2_dir: str | Path) -> Sources:
     """Both directories exist and hold what the build needs; one clear error otherwise."""
-    tcpap, ns2 = Path(tcpap_dir), Path(ns2_dir)
-    if not tcpap.is_dir():
+    tcpap, ns2 = (Path(tcpap_dir) if tcpap_dir is not None else None), Path(ns2_dir)
+    if tcpap is not None and not tcpap.is_dir():
         raise SpecError(f"--with-tcpap {tcpap}: no such directory (the authors' TCP-AP tree, e.g. mahaicheng/tcpap)")
     if not ns2.is_dir():
         raise SpecError(f"--ns2-src {ns2}: no such directory (an ns-2.35 source tree, e.g. Debian's "
                         "ns2_2.35+dfsg.orig.tar.xz unpacked)")
-    files = find_tcpap(tcpap)
+    files = find_tcpap(tcpap) if tcpap is not None else None
     for rel in ("configure", "Makefile.in", "tcp/tcp-newreno.cc", "tcl/lib/ns-default.tcl", "VERSION"):
         if not (ns2 / rel).is_file():
             raise SpecError(f"--ns2-src {ns2}: no {rel} there (expected the top of an ns-2.35 source tree)")
@@ -200,14 +210,29 @@ def prepare(src: Sources, out: Path, libs: dict[str, Path]) -> Path:
     tree = out / "src"
     if not tree.exists():
         shutil.copytree(src.ns2, tree, symlinks=True)
-    for name, path in src.tcpap.items():
-        dst = tree / "tcp" / name
-        if not dst.is_file() or dst.read_bytes() != path.read_bytes():
-            shutil.copyfile(path, dst)
-    rewrite(tree / "Makefile.in", add_object)
-    rewrite(tree / "tcl" / "lib" / "ns-default.tcl", add_defaults)
+    if src.tcpap is not None:
+        for name, path in src.tcpap.items():
+            dst = tree / "tcp" / name
+            if not dst.is_file() or dst.read_bytes() != path.read_bytes():
+                shutil.copyfile(path, dst)
+        rewrite(tree / "Makefile.in", add_object)
+        rewrite(tree / "tcl" / "lib" / "ns-default.tcl", add_defaults)
+    elif "tcp/tcp-ap.o" in (tree / "Makefile.in").read_text(encoding="utf-8", errors="replace"):
+        raise SpecError(f"--out {out}: this tree was built with TCP-AP; build without it in another --out directory")
     stage_deps(out / "deps", libs)
     return tree
+
+
+#: the line of aodv/aodv.h that selects MAC-layer link-break detection (ns-2.35's default)
+AODV_LL_DEFINE = "#define AODV_LINK_LAYER_DETECTION"
+AODV_HELLO_LINE = "/* #define AODV_LINK_LAYER_DETECTION (hoptcp ns2 build --aodv-hello: HELLO messages) */"
+
+
+def aodv_mode(aodv_h: str, hello: bool) -> str:
+    """aodv.h with link-layer detection on (ns-2.35's default) or off (its HELLO build)."""
+    if hello:
+        return re.sub(r"^#define AODV_LINK_LAYER_DETECTION\s*$", AODV_HELLO_LINE, aodv_h, flags=re.M)
+    return aodv_h.replace(AODV_HELLO_LINE, AODV_LL_DEFINE)
 
 
 def drop_int64(autoconf_h: str) -> str:
@@ -252,14 +277,27 @@ def probe(ns: Path, workdir: Path) -> str:
     return line
 
 
-def build(tcpap_dir: str | Path, ns2_dir: str | Path, out: str | Path, *, jobs: int = 1, nice: int = 10,
+def build(tcpap_dir: str | Path | None, ns2_dir: str | Path, out: str | Path, *, jobs: int = 1, nice: int = 10,
+          ports: Sequence[str] = (), ports_dir: Path | None = None, aodv_hello: bool = False,
           log: Callable[[str], None] = print) -> Path:
-    """Build ns-2.35 with the authors' TCP-AP under ``out``; return the ``ns`` binary."""
+    """Build ns-2.35 under ``out`` (with the authors' TCP-AP, the named ports of ``ns2/ports``, and
+    AODV's HELLO build as asked); return the ``ns`` binary."""
+    from . import ports as portlib
+
     src = check_sources(tcpap_dir, ns2_dir)
     libs = check_system()
+    loaded = [portlib.load(p, ports_dir or portlib.DEFAULT_PORTS_DIR) for p in ports]
     outp = Path(out).resolve()
     outp.mkdir(parents=True, exist_ok=True)
     tree = prepare(src, outp, libs)
+    built = (outp / "BUILD.txt").read_text(encoding="utf-8") if (outp / "BUILD.txt").is_file() else ""
+    for name in re.findall(r"^port (\S+)@", built, flags=re.M):
+        if name not in ports:
+            raise SpecError(f"--out {outp}: this tree holds the port {name}; build other ports in another --out "
+                            "directory (a port's insertions are not taken out again)")
+    for port in loaded:
+        portlib.apply(port, tree)
+    rewrite(tree / "aodv" / "aodv.h", lambda t: aodv_mode(t, aodv_hello))
     logfile = outp / "build.log"
     env = dict(os.environ, CXX=CXX)
     with open(logfile, "a", encoding="utf-8") as fh:
@@ -268,6 +306,12 @@ def build(tcpap_dir: str | Path, ns2_dir: str | Path, out: str | Path, *, jobs: 
             rc = subprocess.run(configure_args(outp / "deps"), cwd=tree, env=env, stdout=fh, stderr=fh).returncode
             if rc != 0:
                 raise SpecError(f"ns-2.35's configure failed (exit {rc}); see {logfile}")
+        if (tree / "Makefile").stat().st_mtime < (tree / "Makefile.in").stat().st_mtime:
+            log("Makefile.in changed: ./config.status --file=Makefile")
+            rc = subprocess.run(["./config.status", "--file=Makefile"], cwd=tree, env=env, stdout=fh,
+                                stderr=fh).returncode
+            if rc != 0:
+                raise SpecError(f"ns-2.35's config.status failed (exit {rc}); see {logfile}")
         rewrite(tree / "autoconf.h", drop_int64)
         for rel in INT64_BINDS:
             if (tree / rel).is_file():
@@ -278,5 +322,26 @@ def build(tcpap_dir: str | Path, ns2_dir: str | Path, out: str | Path, *, jobs: 
         if rc != 0:
             raise SpecError(f"building ns-2.35 failed (make exit {rc}); see {logfile}")
     ns = tree / "ns"
-    log(probe(ns, outp))
+    if src.tcpap is not None:
+        log(probe(ns, outp))
+    for port in loaded:
+        log(probe_port(ns, outp, port))
+    lines = [f"ns-2.35 built by hoptcp ns2 build from {src.ns2}",
+             f"tcpap {'yes' if src.tcpap is not None else 'no'}",
+             f"aodv {'hello' if aodv_hello else 'link-layer'}"] + [f"port {p.label}" for p in loaded]
+    (outp / "BUILD.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return ns
+
+
+def probe_port(ns: Path, workdir: Path, port: "Port") -> str:
+    """Run the port's probe script on the built ns; it must print a line starting with ``ok``."""
+    if not port.probe.strip():
+        return f"{port.label}: applied (no probe)"
+    script = workdir / f"probe-{port.name}.tcl"
+    script.write_text(port.probe, encoding="utf-8")
+    proc = subprocess.run([str(ns), str(script)], capture_output=True, text=True, timeout=60, check=False)
+    out = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not any(line.startswith("ok") for line in out):
+        tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
+        raise SpecError(f"{ns}: the port {port.name}'s probe failed ({tail})")
+    return f"{port.label}: " + next(line for line in out if line.startswith("ok"))

@@ -107,30 +107,46 @@ def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: s
 
 
 @ns2.command("build")
-@click.option("--with-tcpap", "tcpap_dir", required=True, metavar="TCPAP_DIR",
+@click.option("--with-tcpap", "tcpap_dir", default=None, metavar="TCPAP_DIR",
               help="The authors' TCP-AP tree (tcp/tcp-ap.cc and tcp/tcp-ap.h), e.g. mahaicheng/tcpap.")
+@click.option("--with-ports", "ports_spec", default=None, is_flag=False, flag_value="all", metavar="[NAMES]",
+              help="The ns-2.35 ports of the cures (ns2/ports/): all of them, or a comma-separated list.")
+@click.option("--aodv-hello", is_flag=True,
+              help="ns-2.35's AODV in its HELLO build (link breaks from missed HELLOs, not MAC feedback).")
 @click.option("--ns2-src", "ns2_dir", required=True, metavar="NS2_DIR",
               help="An ns-2.35 source tree (e.g. Debian's ns2_2.35+dfsg.orig.tar.xz unpacked).")
 @click.option("--out", "out_dir", default=None, metavar="DIR",
-              help="Build directory (default: ns-2.35-tcpap in the per-user data directory).")
+              help="Build directory (default: ns-2.35-<what it holds> in the per-user data directory).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="make's parallel jobs.")
-def build_cmd(tcpap_dir: str, ns2_dir: str, out_dir: str | None, jobs: int) -> None:
-    """Build ns-2.35 with the authors' TCP-AP (Agent/TCP/Newreno/AP) added.
+def build_cmd(tcpap_dir: str | None, ports_spec: str | None, aodv_hello: bool, ns2_dir: str, out_dir: str | None,
+              jobs: int) -> None:
+    """Build ns-2.35 with the authors' TCP-AP, the ports of the cures, or AODV's HELLO build.
 
-    Copies NS2_DIR to DIR/src, adds tcp-ap.cc/tcp-ap.h from TCPAP_DIR, patches the object
-    list and the class defaults, configures against Debian's Tcl 8.6, OTcl and TclCL and
-    compiles under nice. Run TCP-AP exports with the result: HOPTCP_NS=DIR/src/ns or
-    --ns-binary DIR/src/ns. Details: docs/validation.md.
+    Copies NS2_DIR to DIR/src, adds what is asked (tcp-ap.cc/tcp-ap.h from TCPAP_DIR; each
+    port's files and anchored insertions from ns2/ports/), patches the object list and the
+    class defaults, configures against Debian's Tcl 8.6, OTcl and TclCL and compiles under
+    nice. Run exports with the result: HOPTCP_NS=DIR/src/ns or --ns-binary DIR/src/ns.
+    Details: docs/validation.md and ns2/ports/README.md.
     """
     from .build import build, check_sources
+    from .ports import load, parse_names
 
     check_sources(tcpap_dir, ns2_dir)  # before choosing a directory: bad input is one line
+    names = parse_names(ports_spec) if ports_spec is not None else []
+    for n in names:
+        load(n)
+    if tcpap_dir is None and not names and not aodv_hello:
+        raise click.UsageError("nothing to add: give --with-tcpap, --with-ports or --aodv-hello "
+                               "(stock ns-2.35 is Debian's ns2 package)")
     if out_dir is None:
         from platformdirs import user_data_path
 
-        out_dir = str(user_data_path("hoptcp", appauthor=False) / "ns-2.35-tcpap")
-    ns = build(tcpap_dir, ns2_dir, out_dir, jobs=jobs, log=lambda m: click.echo(m, err=True))
+        what = "-".join((["tcpap"] if tcpap_dir else []) + (["ports"] if names else []) +
+                        (["hello"] if aodv_hello else []))
+        out_dir = str(user_data_path("hoptcp", appauthor=False) / f"ns-2.35-{what}")
+    ns = build(tcpap_dir, ns2_dir, out_dir, jobs=jobs, ports=names, aodv_hello=aodv_hello,
+               log=lambda m: click.echo(m, err=True))
     click.echo(str(ns))
 
 
