@@ -61,6 +61,7 @@ from typing import Any, Sequence
 from .. import _bridge
 from ..errors import ScenarioError
 from ..scenario import Scenario
+from . import port_static_routes as _sr
 
 SPEED_OF_LIGHT = 3.0e8  # ns-2's, for wavelengths (hoptcp uses the same)
 #: ns-2 time between the ARP warm-up pings of successive links
@@ -179,6 +180,8 @@ class Export:
     wired_nodes: int = 0
     #: stats.throughput_interval_s: the script samples the sinks' counters this often
     series_interval_s: float | None = None
+    #: static routes: "agent" (Agent/StaticRoute, ns2/ports/static-routes) or None (frozen DSDV)
+    static_routes: str | None = None
 
     def meta(self) -> dict[str, Any]:
         """Everything but the script, as JSON-able data (stored beside ns-2 results)."""
@@ -189,6 +192,8 @@ class Export:
             m.update(gateway=self.gateway, wired_nodes=self.wired_nodes)
         if self.series_interval_s is not None:
             m["series_interval_s"] = self.series_interval_s
+        if self.static_routes is not None:
+            m["static_routes"] = self.static_routes
         return m
 
 
@@ -212,7 +217,7 @@ def _g(x: float) -> str:
 
 # --- what ns-2.35 cannot express ------------------------------------------------------------
 
-def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> None:
+def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], static_routes: str | None = None) -> None:
     """Raise :class:`Ns2Unsupported` naming the first key ns-2.35 cannot express."""
     radio, mac = sc["radio"], sc["mac"]
     wired = sc.get("wired")
@@ -284,7 +289,7 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]]) -> No
             if len(table) != len(flows) or any(int(f.get("count", 1) or 1) != 1 for f in table):
                 raise Ns2Unsupported(f"flows.{i}.pauses cannot be exported with flows.N.count: the exporter maps "
                                      "pauses to flows one to one (allowed: every count = 1)")
-    if protocol == "static":
+    if protocol == "static" and not _sr.use_agent(sc, static_routes):  # the agent carries any route
         for i, fs in enumerate(sc.get("flows") or []):
             if fs.get("route") is not None:
                 raise Ns2Unsupported(f"flows.{i}.route cannot be exported: ns-2.35 has no static routing for "
@@ -363,7 +368,7 @@ def _diameter_of(links: Sequence[Sequence[int]], nodes: Sequence[int]) -> int:
 # --- the script -----------------------------------------------------------------------------
 
 def export(scenario: Scenario, seed: int | None = None, *, name: str | None = None,
-           new_trace: bool = False) -> Export:
+           new_trace: bool = False, static_routes: str | None = None) -> Export:
     """The ns-2.35 script for ``scenario`` with run seed ``seed`` (default: the scenario's).
 
     ``new_trace``: the trace file is in ns-2's new wireless format (``$ns use-newtrace``) and
@@ -371,13 +376,17 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     the trace ``hoptcp run --trace-ns2`` writes (see docs/viewer.md)."""
     plan = json.loads(_bridge.plan_json(scenario.toml, scenario.overrides, seed))
     sc, flows, positions, links = plan["scenario"], plan["flows"], plan["positions"], plan["links"]
-    check_expressible(sc, flows)
+    check_expressible(sc, flows, static_routes)
     seed = int(sc["seed"])
     if seed <= 0:
         raise Ns2Unsupported(f"seed = {seed} cannot be exported: ns-2 seeds its generator from the clock "
                              "for 0 (allowed: 1 or more)")
     protocol = sc["routing"]["protocol"]
     rmap = ROUTING[protocol]
+    # static routes with Agent/StaticRoute (ns2/ports/static-routes) where the binary has it
+    agent = _sr.use_agent(sc, static_routes)
+    if agent:
+        rmap = RoutingMap(_sr.ADHOC_ROUTING, rmap.added_bytes, static=False)
     notes: list[str] = []
 
     # Warm-up. DSDV's triggered updates are at least 1 s apart: it gets 2 s per hop of the
@@ -401,7 +410,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     endpoints = sorted({air(f["src"]) for f in flows} | {air(f["dst"]) for f in flows})
     diameter = _diameter_of(links, endpoints) if endpoints else 0
     t_ping = 10.0 + 2.0 * diameter if rmap.static else 1.0
-    settle = 2.0 if rmap.static else 2.0 + float(NS2_AODV_CONSTANTS["active_route_timeout_s"]) + 3.0
+    settle = 2.0 if rmap.static or agent else 2.0 + float(NS2_AODV_CONSTANTS["active_route_timeout_s"]) + 3.0
     t0 = math.ceil(t_ping + PING_SPACING_S * len(used_links) + settle)
     if rmap.static:
         for f in flows:
@@ -427,6 +436,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w(f"# ns-2.35 script exported by hoptcp {_bridge.version()} from scenario \"{nm}\", seed {seed}.")
     w("# Run:  ns THIS.tcl [OUT]   writes OUT.tr (drops, routing), OUT.cwnd (TCP cwnd_), OUT.stats (counters).")
     w(f"# Scenario time 0 is ns-2 time t0 = {t0:g} s: routing ({rmap.adhoc_routing}) and ARP warm up before it.")
+    if agent:
+        w(_sr.GUARD)
     w("")
     w('set opt(out) [expr {$argc > 0 ? [lindex $argv 0] : "hoptcp-ns2"}]')
     w(f"set opt(nn) {nn}")
@@ -467,6 +478,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         w("Agent/DSDV set use_mac_ 0")
         w("Agent/DSDV set verbose_ 0")
         w("Agent/DSDV set trace_wst_ 1 ;# every route change (VWST line) goes to the trace: the route check reads them")
+    elif agent:
+        w(f"# --- routing: hoptcp's static routes, {_sr.AGENT_CLASS} (routes set after the nodes)")
     else:
         w("# --- routing: ns-2.35's AODV with its compiled-in constants")
     w("")
@@ -525,6 +538,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         x, y = positions[i]
         w(f"make-node {i} {_g(x + dx)} {_g(y + dy)}")
     w("")
+    if agent:
+        out.extend(_sr.route_lines(flows, used_links))
     if gateway is not None:
         w("# --- wired links; mobile nodes send what leaves their domain to the base station (DSDV's")
         w("# diff_subnet)")
@@ -689,6 +704,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             w(f"$ns_ at [t {_g(min(stop, duration))}] \"record {i} to \\[$dst({i}) set npkts_\\]\"")
             fmaps.append(FlowMap(i, "udp", "cbr", f["src"], f["dst"], f["path"], start, stop,
                                  int(f["packet_bytes"]), size))
+    if agent:
+        out.extend(_sr.fid_lines(fmaps))
     interval = sc["stats"].get("throughput_interval_s")
     n_samples = 0
     if interval:
@@ -723,4 +740,4 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w("$ns_ at $opt(end) \"finish\"")
     w("$ns_ run")
     return Export("\n".join(out) + "\n", float(t0), duration, warmup, nn, protocol, fmaps, notes, gateway, n_wired,
-                  float(interval) if interval else None)
+                  float(interval) if interval else None, "agent" if agent else None)

@@ -352,6 +352,9 @@ def read_run(out: Path, meta: Mapping[str, Any], seed: int) -> tuple[dict[str, A
     hybrid = meta.get("gateway") is not None
     problems = (check_routes(tr, meta["flows"], int(meta["n_nodes"]) if hybrid else None)
                 if meta.get("routing") == "static" else [])
+    if meta.get("static_routes") == "agent":  # Agent/StaticRoute: the routes the agents held at t0
+        from .port_static_routes import check_routes as check_agent_routes
+        problems = check_agent_routes(stats.get(-3, {}), meta["flows"])
     rep = report(meta, tr, stats, cwnd, seed)
     unsettled = stats.get(-1, {}).get("unsettled")
     if unsettled:
