@@ -109,7 +109,8 @@ proc gap_scenario {chains opts} {
 			set sink [new Agent/TCPSink]
 			$ns attach-agent $far $sink
 		} else {
-			set tcp [new Agent/TCP/$sender]
+			set tcp [new Agent/TCP/Newreno/$sender]
+			if {$sender == "Newreno"} { set tcp [new Agent/TCP/Newreno] }
 			$ns attach-agent $far $tcp
 			set sink [new Agent/TCPSink]
 			$ns attach-agent $S(W) $sink

@@ -638,6 +638,14 @@ int TcpGapGateway::command(int argc, const char*const* argv)
 			return TCL_OK;
 		}
 	}
+	if (argc == 3 && strcmp(argv[1], "gw") == 0) {
+		if (strcmp(argv[2], "flows") == 0) { tcl.resultf("%d", (int) flows_.size()); return TCL_OK; }
+		if (strcmp(argv[2], "gc_rounds") == 0) { tcl.resultf("%ld", gc_rounds_); return TCL_OK; }
+		if (strcmp(argv[2], "gc_resets") == 0) { tcl.resultf("%ld", gc_resets_); return TCL_OK; }
+		if (strcmp(argv[2], "gavg_last") == 0) { tcl.resultf("%.10g", gavg_last_); return TCL_OK; }
+		tcl.resultf("Connector/TcpGap: no gateway counter %s", argv[2]);
+		return TCL_ERROR;
+	}
 	if (argc == 3 && strcmp(argv[1], "gateway") == 0) {
 		if (Address::instance().levels_ < 2) {
 			tcl.resultf("Connector/TcpGap: needs hierarchical addressing "
