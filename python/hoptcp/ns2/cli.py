@@ -188,6 +188,40 @@ def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None,
     click.echo(f"wrote {output} ({len(data.get('cases', {}))} cases; results in {results})", err=True)
 
 
+@ns2.command("agreement-data")
+@click.argument("entries", nargs=-1, required=True, metavar="ID...")
+@_jobs_option
+@_store_option
+@_ns_binary_option
+@click.option("--plan-only", is_flag=True, help="Print the plan (claims, margins, seeds per side) and stop.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+def agreement_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | None, ns_binary: str | None,
+                       plan_only: bool, quiet: bool) -> None:
+    """Agreement sweeps for entries' failing claims (the verdicts' rule 5), run in ns-2.35.
+
+    From the entry's hoptcp runs and its stored ns-2.35 runs (the pilot), fixes for every
+    counted claim that misses the paper's value a margin below half the gap and the seeds per
+    side (printed power calculation), then runs those seeds (from 1001 on) in ns-2.35 and writes
+    hoptcp/reproduce/ns2data/ID@agreement.csv and .json. `hoptcp reproduce ID` runs hoptcp on the
+    same seeds and tests each claim on its first n seeds.
+    """
+    from ..reproduce.agreement_sweep import plan
+    from . import stored
+
+    _use_ns_binary(ns_binary)
+    for eid in entries:
+        p = plan(eid, store=store, jobs=jobs, progress=not quiet)
+        for name, c in p["claims"].items():
+            click.echo(f"{eid}: {name}: {c['text']}", err=True)
+        if not p["claims"]:
+            click.echo(f"{eid}: no counted claim misses the paper's value where ns-2.35's runs can measure it", err=True)
+            continue
+        if plan_only:
+            continue
+        path = stored.write_agreement(eid, p, store=store, jobs=jobs, progress=not quiet)
+        click.echo(str(path))
+
+
 @ns2.command("reproduce-data")
 @click.argument("entries", nargs=-1, required=True, metavar="ID...|all")
 @_jobs_option

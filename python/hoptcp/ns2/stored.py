@@ -227,3 +227,41 @@ def load(entry_id: str, spec: "SweepSpec | None" = None, directory: Path | None 
     df.attrs["simulator"] = "ns-2.35"
     df.attrs["ns2"] = meta
     return df
+
+
+#: the seeds of agreement sweeps start here, apart from every entry's own seeds (the pilot)
+AGREEMENT_FIRST_SEED = 1001
+
+
+def agreement_spec(entry: "Entry", plan: Mapping[str, Any]) -> "SweepSpec":
+    """The sweep of an entry's agreement test (rule 5 of the verdicts): the points ns-2.35 runs
+    for the entry (:func:`ns2_spec`) with the seeds the plan fixed in advance."""
+    from ..sweep import SweepSpec
+
+    spec = ns2_spec(entry)
+    return SweepSpec(f"{spec.name}@agreement", spec.scenario, spec.grid, spec.zip, spec.set,
+                     [int(s) for s in plan["seeds"]], spec.metrics, spec.description)
+
+
+def write_agreement(entry_id: str, plan: Mapping[str, Any], *, store: Any = None, jobs: int | None = None,
+                    progress: bool = True, directory: Path | None = None) -> Path:
+    """Run the agreement sweep of ``plan`` in ns-2.35 and write ``<id>@agreement.csv`` / ``.json``
+    (the plan, with the seeds and each claim's n, margin and power calculation)."""
+    from ..reproduce.catalogue import get_entry
+    from ..store import DEFAULT_STORE
+    from .run import ns2_version, run_sweep
+
+    entry = get_entry(entry_id)
+    spec = agreement_spec(entry, plan)
+    df = run_sweep(spec, store=store or DEFAULT_STORE, jobs=jobs, progress=progress, derive=entry.derive_fn())
+    csv, meta = _files(entry_id, directory, "agreement")
+    params = list(df.attrs.get("params", []))
+    metrics = [m for m in df.attrs.get("metrics", []) if m not in params and m != "wall_time_s"]
+    df[[*params, "seed", *metrics]].to_csv(csv, index=False)
+    meta.write_text(json.dumps({
+        "entry": entry_id, "side": "agreement", "set": {k: v for k, v in spec.set.items()}, "params": params,
+        **plan, "points": len(spec.points()), "runs": len(df),
+        "routes_ok": int(df["ns2.routes_ok"].astype(bool).sum()) if "ns2.routes_ok" in df else None,
+        "note": plan_of(entry_id).note, "ns2_version": ns2_version(), "generated": _dt.date.today().isoformat(),
+    }, indent=1) + "\n", encoding="utf-8")
+    return csv

@@ -144,3 +144,63 @@ def bootstrap(seeds_a: Sequence[int], seeds_b: Sequence[int], value_a: Callable[
     lo90, hi90, lo95, hi95 = (float(q) for q in np.quantile(diffs, [ALPHA, 1 - ALPHA, ALPHA / 2, 1 - ALPHA / 2]))
     verdict, why = _classify(d, lo90, hi90, lo95, hi95, margin)
     return Agreement(verdict, d, lo90, hi90, margin, len(sa), len(sb), "bootstrap over seeds", why)
+
+
+#: the seed policy of every agreement sweep: power of the equivalence test when the two
+#: simulators' true means are equal, fewest and most seeds per side
+POWER = 0.8
+POLICY_MIN_SEEDS = 10
+POLICY_MAX_SEEDS = 60
+
+
+@dataclass(frozen=True)
+class SeedPlan:
+    """How many seeds an agreement sweep runs on each side, fixed from a pilot before it runs."""
+
+    n: int
+    needed: float  # what the power calculation asks (before the floor and the cap)
+    sd_a: float
+    sd_b: float
+    margin: float
+    capped: bool
+
+    @property
+    def text(self) -> str:
+        cap = f"; capped at {POLICY_MAX_SEEDS}, the test may stay undecided" if self.capped else ""
+        return (f"pilot SDs {self.sd_a:.4g} and {self.sd_b:.4g}, margin ±{self.margin:.4g}: TOST at {ALPHA:g} with "
+                f"power {POWER:g} at equal means needs {self.needed:.1f} seeds per side; run n = {self.n} "
+                f"(at least {POLICY_MIN_SEEDS}){cap}")
+
+
+def seeds_needed(pilot_a: Sequence[float], pilot_b: Sequence[float], margin: float) -> SeedPlan:
+    """The seed policy (one for every comparison in the project): from a pilot's per-seed values
+    on each side, the seeds per side for which two one-sided Welch tests at :data:`ALPHA` declare
+    equivalence within ``margin`` with probability :data:`POWER` when the means are equal
+    (n = (t_{1-α} + t_{1-(1-power)/2})² (s_a² + s_b²) / margin², solved with the t quantiles'
+    degrees of freedom), at least :data:`POLICY_MIN_SEEDS`, at most :data:`POLICY_MAX_SEEDS`.
+    The number is fixed before the agreement sweep runs and never raised afterwards."""
+    from scipy import stats
+
+    xa, xb = _clean(pilot_a), _clean(pilot_b)
+
+    def sd(xs: list[float]) -> float:
+        if len(xs) < 2:
+            return math.nan
+        m = sum(xs) / len(xs)
+        return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+    sa, sb = sd(xa), sd(xb)
+    if math.isnan(sa) or math.isnan(sb) or margin <= 0:
+        return SeedPlan(POLICY_MAX_SEEDS, math.inf, sa, sb, margin, True)
+    var = sa * sa + sb * sb
+    n = 2.0
+    for _ in range(50):  # fixed point: the t quantiles depend on n
+        df = max(1.0, 2 * n - 2)
+        q = float(stats.t.ppf(1 - ALPHA, df)) + float(stats.t.ppf(1 - (1 - POWER) / 2, df))
+        new = q * q * var / (margin * margin)
+        if abs(new - n) < 1e-6:
+            break
+        n = max(2.0, new)
+    needed = n
+    planned = max(POLICY_MIN_SEEDS, math.ceil(needed))
+    return SeedPlan(min(planned, POLICY_MAX_SEEDS), needed, sa, sb, margin, planned > POLICY_MAX_SEEDS)

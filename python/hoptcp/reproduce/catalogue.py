@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .. import _toml
 from ..errors import SpecError
@@ -23,13 +23,17 @@ from ..sweep import SweepSpec
 from .points import expand_table
 from .texts import check_text
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .verdicts import Exclusion
+
 ENTRY_KEYS = {"id", "title", "paper", "citation", "figure", "table", "description", "scenario", "derive",
               "metrics", "notes", "values", "sweep", "quick", "side", "claims", "figures", "unspecified"}
 SWEEP_KEYS = {"grid", "zip", "set", "seeds", "replications"}
 QUICK_KEYS = SWEEP_KEYS | {"duration_s"}
 SIDE_KEYS = SWEEP_KEYS | {"name", "description", "scenario", "derive", "quick"}
 CLAIM_KEYS = {"unspecified", "name", "paper", "paper_value", "paper_by", "paper_values", "value", "check", "reference", "rule", "per_point",
-              "known_difference", "evidence", "unit", "scale", "kind", "agreement_margin", "headline"}
+              "known_difference", "evidence", "unit", "scale", "kind", "agreement_margin", "headline", "table",
+              "reference_kind"}
 #: what a claim is: a statement of the paper (counted in the paper tallies) or something shown
 #: beside them: a side experiment's diagnostic, a duplicate of a claim another entry scores, or a
 #: requirement of this project's own issues
@@ -155,9 +159,22 @@ class Unspecified:
     allows: str
     fn: str
     args: Mapping[str, Any] = field(default_factory=dict)
+    #: the papers' sentence that leaves the quantity open, verbatim (checked by scripts/check_quotes.py)
+    quote: str = ""
+    #: readings of the range the papers' text excludes: shown, never counted (rule 1)
+    exclusions: tuple["Exclusion", ...] = ()
+    #: the table or figure whose claims are judged under one reading (rule 2); default: the
+    #: quantity's [unspecified.NAME] (or the claim's own name)
+    table: str = ""
+    #: the entry's cure claim whose gain under the same reading must not be below zero (rule 3)
+    cure: str = ""
 
 
 UNSPECIFIED_KEYS = {"quantity", "range", "allows", "fn"}
+#: keys of a range that describe it (not arguments of its function)
+UNSPECIFIED_META = {"quote", "excluded", "table", "cure"}
+#: where a claim's second implementation comes from (verdicts.csv's ``evidence``)
+REFERENCE_KINDS = ("ns2", "authors-code", "ns2-port")
 
 
 @dataclass(frozen=True)
@@ -190,6 +207,26 @@ class Claim:
     headline: bool = False
     #: a quantity the paper leaves undefined, run over a declared range (:class:`Unspecified`)
     unspecified: "Unspecified | None" = None
+    #: the table or figure the claim belongs to (rule 2: one reading per table)
+    table: str = ""
+    #: what the stored reference runs of the entry are: ns-2.35 ("ns2"), the authors' code
+    #: built into ns-2.35 ("authors-code") or our ns-2.35 port of the cure ("ns2-port")
+    reference_kind: str = "ns2"
+
+    @property
+    def group(self) -> str:
+        """The table whose rows share one reading (rule 2)."""
+        if self.table:
+            return self.table
+        if self.unspecified is not None and self.unspecified.table:
+            return self.unspecified.table
+        return self.name
+
+    @property
+    def is_gain(self) -> bool:
+        """A cure or variant against its baseline (rule 4: computed per seed, paired)."""
+        text = f"{self.name} {self.check or ''}".lower()
+        return "gain" in text
 
     @property
     def counted(self) -> bool:
@@ -421,7 +458,8 @@ def parse_entry(doc: Mapping[str, Any], path: Path | None = None) -> Entry:
             paper_by=c.get("paper_by"), paper_values=tuple((p[0], float(p[1])) for p in pairs),
             per_point=bool(c.get("per_point", False)), known_difference=c.get("known_difference", ""),
             evidence=c.get("evidence"), unit=c.get("unit", ""), scale=float(c.get("scale", 1.0)), kind=kind,
-            agreement_margin=margin, headline=bool(c.get("headline", False)), unspecified=unspecified)
+            agreement_margin=margin, headline=bool(c.get("headline", False)), unspecified=unspecified,
+            table=str(c.get("table", "")), reference_kind=_reference_kind(cw, c.get("reference_kind", "ns2")))
         _check_rule_against_print(cw, claim)
         claims.append(claim)
     figs = []
@@ -483,20 +521,49 @@ def _unspecified(where: str, doc: Any, quantities: Mapping[str, Mapping[str, Any
         return None
     if not isinstance(doc, dict):
         raise SpecError(f"{where}: unspecified must be a table {{ quantity, range, allows, fn, ... }}")
+    table = ""
     if "use" in doc:
         known = quantities or {}
         if doc["use"] not in known:
             raise SpecError(f"{where}: unspecified.use = {doc['use']!r}; declared: "
                             f"{', '.join(sorted(known)) or 'none (add an [unspecified.NAME] table)'}")
+        table = str(doc["use"])
         doc = {**known[doc["use"]], **{k: v for k, v in doc.items() if k != "use"}}
     for k in sorted(UNSPECIFIED_KEYS):
         if not isinstance(doc.get(k), str) or not doc[k].strip():
             raise SpecError(f"{where}: unspecified.{k} is missing (the quantity, its range, the paper's words "
                             "that leave it open, and the function that runs the range)")
-    args = {k: v for k, v in doc.items() if k not in UNSPECIFIED_KEYS}
+    for k in ("quote", "table", "cure"):
+        if k in doc and not isinstance(doc[k], str):
+            raise SpecError(f"{where}: unspecified.{k} = {doc[k]!r} (allowed: a string)")
+    args = {k: v for k, v in doc.items() if k not in UNSPECIFIED_KEYS | UNSPECIFIED_META}
     name, _ = _check_ref(f"{where} unspecified", {"fn": doc["fn"], **args})
     assert name is not None
-    return Unspecified(doc["quantity"], doc["range"], doc["allows"], name, args)
+    return Unspecified(doc["quantity"], doc["range"], doc["allows"], name, args, quote=doc.get("quote", ""),
+                       exclusions=_exclusions(where, doc.get("excluded", [])), table=doc.get("table", table),
+                       cure=doc.get("cure", ""))
+
+
+def _exclusions(where: str, doc: Any) -> tuple["Exclusion", ...]:
+    """``excluded = [{ match = "*timer*", why = "...", quote = "..." }, ...]``: readings the text excludes."""
+    from .verdicts import Exclusion
+
+    if not isinstance(doc, list):
+        raise SpecError(f"{where}: unspecified.excluded = {doc!r} (allowed: a list of {{ match, why, quote }})")
+    out = []
+    for i, e in enumerate(doc):
+        if not isinstance(e, dict) or set(e) - {"match", "why", "quote"} or not isinstance(e.get("match"), str) \
+                or not isinstance(e.get("why"), str) or not isinstance(e.get("quote", ""), str):
+            raise SpecError(f"{where}: unspecified.excluded[{i}] = {e!r} (allowed: {{ match = \"glob on the setting's "
+                            "label\", why = \"...\", quote = \"the paper's sentence\" }})")
+        out.append(Exclusion(e["match"], e["why"], e.get("quote", "")))
+    return tuple(out)
+
+
+def _reference_kind(where: str, kind: Any) -> str:
+    if kind not in REFERENCE_KINDS:
+        raise SpecError(f"{where}: reference_kind = {kind!r} (allowed: {', '.join(REFERENCE_KINDS)})")
+    return str(kind)
 
 
 def _check_ref(where: str, ref: Any) -> tuple[str | None, dict[str, Any]]:

@@ -24,6 +24,7 @@ from .agreement import Agreement, bootstrap, margin_for, tost
 from .catalogue import CLAIM_KINDS, Claim, Entry, SideSweep, catalogue, get_entry
 from .registry import need, where
 from .texts import render
+from .verdicts import DiffersTest, Setting, TableRow, band, cure_allows, differs_earned, judge_setting, table_reading
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -121,6 +122,16 @@ class PointRow:
     ns2: Estimate | None = None
     #: whether hoptcp and ns-2.35 agree on the value, tested over seeds (None: no ns-2.35 value)
     agreement: Agreement | None = None
+    #: every reading of the claim's declared range, measured and judged (rules 1 and 3)
+    settings: list[Setting] = field(default_factory=list)
+    #: the reading the row is judged under (None: the default)
+    reading: str | None = None
+    #: whether "differs" is earned (rule 5), with the reason
+    differs: DiffersTest | None = None
+    #: the band the rule accepts (rule 3)
+    band: tuple[float, float] = (math.nan, math.nan)
+    #: the agreement test on a separate sweep with seeds fixed in advance (None: only the pilot)
+    fixed_seeds: bool = False
 
     @property
     def label(self) -> str:
@@ -151,6 +162,11 @@ def _num(v: float | None, claim: Claim) -> str:
 
 
 def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
+    """A claim's rows, judged at the default by the rules of :mod:`.verdicts`: "pass" where the rule
+    holds; "differs" only where a second implementation agrees with hoptcp on the claim's own
+    quantity (rule 5; an evidence function's side experiment is shown, and earns nothing);
+    "unspecified" (provisional until :func:`judge_tables`) where a textual reading of the declared
+    range reaches the paper's value with its corrected interval (rules 1 and 3); else "fail"."""
     points = ctx.spec.points() if claim.per_point else [{}]
     rows = []
     for point in points:
@@ -160,22 +176,102 @@ def evaluate_claim(claim: Claim, ctx: Context) -> ClaimResult:
             rows.append(PointRow(point, Estimate(math.nan, math.nan, 0, math.nan), None, None, str(exc), "error"))
             continue
         holds, dev = rule_holds(claim, ctx, point, est, ref)
-        evidence = None
+        rband = rule_band(claim, point, ref)
+        ns2 = _ns2_estimate(claim, ctx, point)
+        agreed, fixed = None, False
+        if ns2 is not None:
+            agreed, fixed = reference_agreement(claim, ctx, point, est, ns2)
+        evidence, test = None, None
+        settings: list[Setting] = []
         if holds is None:
             verdict = "no data"
         elif holds:
             verdict = "pass"
         else:
             evidence = _evidence(claim, ctx, point)
-            verdict = "differs" if evidence is not None and evidence.shown is True else "fail"
+            test = differs_earned(None if agreed is None else agreed.verdict,
+                                  agreed.margin if agreed is not None else math.nan, claim.paper_at(point), est.mean,
+                                  agreed.n_a if agreed is not None else 0, agreed.n_b if agreed is not None else 0,
+                                  fixed, claim.reference_kind if agreed is not None else None)
+            verdict = "differs" if test.earned else "fail"
             if verdict == "fail" and claim.unspecified is not None:
-                tried = unspecified_range(claim, ctx, point, ref)
+                tried, settings = unspecified_range(claim, ctx, point, ref, rband)
                 evidence = tried if evidence is None else Evidence(tried.shown, f"{evidence.text}; {tried.text}")
                 verdict = "unspecified" if tried.shown is True else "fail"
-        ns2 = _ns2_estimate(claim, ctx, point)
-        agreed = ns2_agreement(claim, ctx, point, est, ns2) if ns2 is not None else None
-        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, evidence, ns2, agreed))
+        rows.append(PointRow(dict(point), est, ref, holds, dev, verdict, evidence, ns2, agreed, settings,
+                             None, test, rband, fixed))
     return ClaimResult(claim, rows)
+
+
+def rule_band(claim: Claim, point: Mapping[str, Any], ref: float | None) -> tuple[float, float]:
+    """The values the claim's rule accepts at a point (rule 3's band; NaN for per-seed rules)."""
+    r = claim.rule
+    if r.per_seed:
+        return (math.nan, math.nan)
+    target = {"reference": ref, "paper": claim.paper_at(point)}.get(r.target, r.target)  # type: ignore[arg-type]
+    return band(r.kind, r.a, r.b, None if target is None else float(target))
+
+
+def judge_tables(claims: list[ClaimResult], ctx: Context | None = None) -> None:
+    """Rules 2 and 3 across an entry's claims, after each was judged on its own: a hit where the
+    cure claim named by the range has, under the same reading, a gain whose 95% upper bound is
+    below zero does not count; then the claims of one table are judged under one reading that
+    reaches every row, or all at the default."""
+    by_name = {c.claim.name: c for c in claims}
+    for c in claims:
+        u = c.claim.unspecified
+        if u is None or not u.cure or not any(r.settings for r in c.rows):
+            continue
+        if u.cure not in by_name:
+            raise SpecError(f"claim '{c.claim.name}': unspecified.cure = {u.cure!r} names no claim of the entry")
+        cure = by_name[u.cure]
+        for cr in cure.rows:  # the cure's gain under every reading, measured even where its default passed
+            if not cr.settings and cure.claim.unspecified is not None and ctx is not None:
+                _, cr.settings = unspecified_range(cure.claim, ctx, cr.point, cr.reference, cr.band)
+        for r in c.rows:
+            mates = [cr for cr in cure.rows if all(cr.point.get(k) == v for k, v in r.point.items()
+                                                   if k in cr.point)] or cure.rows
+            highs = {s.label: s.high95 for cr in mates for s in cr.settings}
+            r.settings = [dataclasses.replace(s, cure_loses=not cure_allows(highs.get(s.label, math.nan)))
+                          for s in r.settings]
+            _refresh(r)
+    groups: dict[str, list[ClaimResult]] = {}
+    for c in claims:
+        if c.claim.counted:
+            groups.setdefault(c.claim.group, []).append(c)
+    for members in groups.values():
+        rows = [(c, r) for c in members for r in c.rows]
+        if not any(r.verdict == "unspecified" for _, r in rows):
+            continue
+        order: list[str] = []
+        for _, r in rows:
+            order += [s.label for s in r.settings if s.textual and s.label not in order]
+        table = [TableRow(f"{c.claim.name}|{r.label}", r.verdict in ("pass", "differs"),
+                          None if c.claim.unspecified is None else
+                          frozenset(s.label for s in r.settings if s.counts) if r.settings else
+                          (None if r.verdict in ("pass", "differs") else frozenset()))
+                 for c, r in rows]
+        pick = table_reading(table, order)
+        for c, r in rows:
+            if r.verdict != "unspecified":
+                continue
+            if pick is None:
+                r.verdict = "fail"
+                r.evidence = Evidence(False, (r.evidence.text if r.evidence else "") +
+                                      f" — but no single reading reaches every row of the table "
+                                      f"'{c.claim.group}' ({len(rows)} rows), so the rows are judged at the default "
+                                      "(rule 2)")
+            else:
+                r.reading = pick
+
+
+def _refresh(r: PointRow) -> None:
+    """A row's verdict after its settings changed (a hit that no longer counts)."""
+    if r.verdict == "unspecified" and not any(s.counts for s in r.settings):
+        r.verdict = "fail"
+        r.evidence = Evidence(False, (r.evidence.text if r.evidence else "") +
+                              " — every hit is at a reading where the same entry's cure loses goodput (its gain's "
+                              "upper bound is below zero), so none counts (rule 3)")
 
 
 def rule_holds(claim: Claim, ctx: Context, point: Mapping[str, Any], est: Estimate,
@@ -188,37 +284,59 @@ def rule_holds(claim: Claim, ctx: Context, point: Mapping[str, Any], est: Estima
     return claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
 
 
-def unspecified_range(claim: Claim, ctx: Context, point: Mapping[str, Any], ref: float | None) -> Evidence:
-    """The claim's rule at every setting of its unspecified quantity's range: shown (the verdict
-    "unspecified") where the paper's value is reached at one setting at least; otherwise the text
-    says what was tried ("nowhere in the range"). For a rule on per-seed values (``within seed
-    range``) a setting may be ``(label, Estimate, per-seed values)``; given as ``(label, Estimate)``,
-    its per-seed values are measured by calling the function on each seed's runs alone."""
+def unspecified_range(claim: Claim, ctx: Context, point: Mapping[str, Any], ref: float | None,
+                      rband: tuple[float, float] | None = None) -> tuple[Evidence, list[Setting]]:
+    """The claim at every setting of its declared range (rules 1 and 3): each setting's value and
+    its interval at confidence 1 − 0.05/k over the k readings the text allows; a textual setting
+    reaches the paper's value when that interval lies inside the rule's band. Readings the text
+    excludes are measured and shown, never counted. A rule on per-seed values (``within seed
+    range``) has no band and cannot be "unspecified". Returns the evidence (shown: some textual
+    reading reaches) and the judged settings."""
     u = claim.unspecified
     assert u is not None
     try:
-        settings = need("check", u.fn)(ctx, ctx.runs, point, **u.args)
+        got = need("check", u.fn)(ctx, ctx.runs, point, **u.args)
     except (SpecError, ValueError, KeyError) as exc:
-        return Evidence(None, f"unspecified {u.quantity}: the range could not be run ({exc})")
-    # ``within seed range``: each setting's value on each seed alone, as the function gives it
-    # (label, Estimate, per-seed values), else measured by calling it on each seed's runs
-    given = all(len(s) > 2 for s in settings)
-    per_seed = _unspecified_seed_values(claim, ctx, point) if claim.rule.per_seed and not given else {}
-    reached, seen = [], []
-    for label, est, *values in settings:
-        if claim.rule.per_seed:
-            seeds = list(values[0]) if values else per_seed.get(str(label), [])
-            holds, _ = claim.rule.evaluate_seeds(seeds, claim.paper_at(point), claim.scale, claim.unit)
-        else:
-            holds, _ = claim.rule.evaluate(est.mean, ref, claim.paper_at(point), claim.scale, claim.unit)
-        seen.append(f"{label}: {est.mean * claim.scale:.4g}")
-        if holds:
-            reached.append(str(label))
-    where = (f"the paper's value is reached at {'; '.join(reached)}" if reached
-             else "the paper's value is reached nowhere in the range")
+        return Evidence(None, f"unspecified {u.quantity}: the range could not be run ({exc})"), []
+    lo_b, hi_b = rband if rband is not None else rule_band(claim, point, ref)
+    from .verdicts import textual
+
+    labels = [str(s[0]) for s in got]
+    k = len(textual(labels, u.exclusions))
+    needs_seeds = any(len(s) <= 2 and (s[1].n < 2 or math.isnan(s[1].ci)) for s in got)
+    per_seed = _unspecified_seed_values(claim, ctx, point) if needs_seeds and not claim.rule.per_seed else {}
+    settings: list[Setting] = []
+    for label, est, *values in got:
+        seeds = list(values[0]) if values else per_seed.get(str(label))
+        st = judge_setting(str(label), float(est.mean), float(est.ci), int(est.n), seeds, k, lo_b, hi_b, u.exclusions)
+        settings.append(st)
+    counted = [st for st in settings if st.counts]
+    excluded = [st for st in settings if not st.textual]
+    sc = claim.scale
+
+    def show(st: Setting) -> str:
+        iv = "" if math.isnan(st.low) else f" [{st.low * sc:.4g}, {st.high * sc:.4g}]"
+        mark = " (excluded)" if not st.textual else " ✓" if st.counts else ""
+        return f"{st.label}: {st.mean * sc:.4g}{iv}{mark}"
+
+    if claim.rule.per_seed:
+        where_txt = ("a rule on a single run's number among hoptcp's seeds has no interval to correct, so no "
+                     "reading can be a hit (rule 3)")
+    elif counted:
+        where_txt = f"the paper's value is reached at {'; '.join(st.label for st in counted)}"
+    else:
+        where_txt = "the paper's value is reached at no reading the text allows"
+    conf = 1 - 0.05 / max(1, k)
+    band_txt = f"[{lo_b * sc:.4g}, {hi_b * sc:.4g}]"
+    ex_txt = ""
+    if excluded:
+        reasons = sorted({f"{st.excluded.match}: {st.excluded.why}" for st in excluded if st.excluded})
+        ex_txt = f"; {len(excluded)} reading(s) the text excludes are shown, not counted ({'; '.join(reasons)})"
     u_txt = f" {claim.unit}" if claim.unit and claim.unit != "%" else claim.unit
-    return Evidence(bool(reached), f"unspecified: {u.quantity}, over {u.range} ({u.allows}); {where} "
-                                   f"[{'; '.join(seen)}{u_txt and ' (' + u_txt.strip() + ')'}]")
+    text = (f"unspecified: {u.quantity}, over {u.range} ({u.allows}); {k} textual reading(s), each judged by its "
+            f"{conf:.2%} interval (Bonferroni over {k}) inside the band {band_txt}; {where_txt}{ex_txt} "
+            f"[{'; '.join(show(st) for st in settings)}{u_txt and ' (' + u_txt.strip() + ')'}]")
+    return Evidence(bool(counted) and not claim.rule.per_seed, text), settings
 
 
 def _unspecified_seed_values(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> dict[str, list[float]]:
@@ -310,6 +428,45 @@ def ns2_agreement(claim: Claim, ctx: Context, point: Mapping[str, Any], ours: Es
         return f
 
     return bootstrap(_seeds(ctx.runs_at(point)), _seeds(nctx.runs_at(point)), value_of(ctx), value_of(nctx), m)
+
+
+def reference_agreement(claim: Claim, ctx: Context, point: Mapping[str, Any], ours: Estimate,
+                        theirs: Estimate) -> tuple[Agreement, bool]:
+    """The equivalence test of hoptcp against the entry's reference on the claim's own quantity:
+    on the agreement sweep (seeds fixed in advance from a pilot, :func:`agreement_contexts`) when
+    the entry has one, else on the stored pilot runs (shown, but it earns nothing: rule 5)."""
+    pair = agreement_contexts(ctx)
+    if pair is None:
+        return ns2_agreement(claim, ctx, point, ours, theirs), False
+    ours_ctx, ref_ctx, plan = pair
+    n = plan.get("claims", {}).get(claim.name, {}).get("n")
+    margin = plan.get("claims", {}).get(claim.name, {}).get("margin")
+    if n is None or margin is None:
+        return ns2_agreement(claim, ctx, point, ours, theirs), False
+    seeds = list(plan["seeds"])[: int(n)]
+    a = _restrict(ours_ctx, seeds)
+    b = _restrict(ref_ctx, seeds)
+    a.ns2 = b.runs
+    try:
+        est = _estimate(claim, a, a.runs_at(point), point)
+        got = ns2_agreement(dataclasses.replace(claim, agreement_margin=float(margin) * claim.scale), a, point, est,
+                            theirs)
+    except (SpecError, ValueError, KeyError, ZeroDivisionError):
+        return ns2_agreement(claim, ctx, point, ours, theirs), False
+    return got, True
+
+
+def _restrict(ctx: Context, seeds: list[Any]) -> Context:
+    runs = ctx.runs[ctx.runs["seed"].isin(seeds)].reset_index(drop=True) if "seed" in ctx.runs.columns else ctx.runs
+    runs.attrs = dict(ctx.runs.attrs)
+    return dataclasses.replace(ctx, runs=runs, cache={}, ns2=None)
+
+
+def agreement_contexts(ctx: Context) -> "tuple[Context, Context, dict[str, Any]] | None":
+    """hoptcp's and the reference's runs of the entry's agreement sweep (and its plan), or None.
+    Set by :func:`reproduce` from ``ns2data/<id>@agreement.*``."""
+    got = ctx.cache.get("agreement")
+    return got if isinstance(got, tuple) else None
 
 
 def _measure(claim: Claim, ctx: Context, point: Mapping[str, Any]) -> tuple[Estimate, float | None]:
@@ -431,7 +588,9 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
     elapsed = time.perf_counter() - t0
     ctx.ns2 = ns2_results.load(entry, quick)
     runs = ctx.runs
+    ctx.cache["agreement"] = _agreement_pair(entry, ctx, quick, kw)
     claims = [evaluate_claim(c, ctx) for c in entry.claims]
+    judge_tables(claims, ctx)
     by_name = {c.claim.name: c for c in claims}
     values = {"run": run_text(ctx), **entry_values(entry, ctx)}
     figures = []
@@ -448,6 +607,25 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
     report = out / "report.md"
     report.write_text(_report_md(ctx, claims, figures, elapsed, store, values), encoding="utf-8")
     return Reproduction(entry, quick, claims, figures, report, runs, ctx, values)
+
+
+def _agreement_pair(entry: Entry, ctx: Context, quick: bool,
+                    kw: Mapping[str, Any]) -> "tuple[Context, Context, dict[str, Any]] | None":
+    """The entry's agreement sweep (rule 5): the stored reference runs ``ns2data/<id>@agreement``
+    and hoptcp's runs of the same sweep with the same seeds (from the store, run if missing).
+    None in a quick run or without one."""
+    if quick:
+        return None
+    from ..ns2 import stored
+
+    plan = stored.info(entry.id, side="agreement")
+    ref = stored.load_side(entry.id, "agreement") if plan is not None else None
+    if plan is None or ref is None:
+        return None
+    spec = stored.agreement_spec(entry, plan)
+    ours = _run(entry, spec, entry.derive_fn(), False, "agreement", kw)
+    ref_ctx = dataclasses.replace(ours, runs=ref, ns2=None, cache={})
+    return ours, ref_ctx, plan
 
 
 def _write_csv(runs: "pd.DataFrame", metrics: tuple[str, ...] | None, path: Path, side: bool = False) -> None:
