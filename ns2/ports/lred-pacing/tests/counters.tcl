@@ -99,6 +99,11 @@ check "ECN: data segments marked, nothing dropped" {$a(0,marks) > 0 && [sum $r d
 check "ECN: the receiver's ACKs are not marked" {$a(3,marks) == 0 && $a(3,checked) > 0}
 check "ECN: the flow still delivers" {$a(goodput_kbps) > 0}
 
+#    lred_drop_ 2: every chosen packet is dropped, ECN-capable or not
+set r [run hops=3 dur=10 ecn=1 lred_=1 lred_min_th_=0 lred_max_th_=0 lred_max_p_=0.05 lred_drop_=2]
+array unset a; array set a $r
+check "lred_drop_ 2: no mark, drops > 0" {[sum $r marks] == 0 && [sum $r drops] > 0}
+
 # 6. the real-time hold (pace_wait_ 2) runs and paces
 set r [run hops=4 dur=10 pace_=1 pace_trigger_=0 pace_wait_=2]
 check "hold: paced > 0 and goodput > 0" {[sum $r paced] > 0 && [dict get $r goodput_kbps] > 0}

@@ -106,7 +106,7 @@ HpLredPacing::lred_decide(Packet *p)
 	if (prob <= 0.0 || Random::uniform() >= prob)
 		return 0;
 	hdr_flags *hf = hdr_flags::access(p);
-	if (hf->ect()) {
+	if (hf->ect() && drop_ != 2) {
 		hf->ce() = 1;
 		marks_++;
 		return 1;
