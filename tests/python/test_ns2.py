@@ -242,8 +242,6 @@ def test_cbr_sizes_and_rate_match_hoptcp() -> None:
     ({"tcp.variant": "tcp_ap"}, "tcp.ap.variation"),
     ({"flows.0.app": "http"}, "flows.0.app"),
     ({"stats.batches": 10, "stats.batch_packets": 100}, "stats.batches"),
-    ({"mac.link_red.enabled": True}, "mac.link_red.enabled"),
-    ({"mac.adaptive_pacing.enabled": True}, "mac.adaptive_pacing.enabled"),
     ({"wired.nodes": 1, "routing.protocol": "aodv"}, "routing.protocol"),
     ({"wired.nodes": 1, "wired.tcp_gap.enabled": True}, "wired.tcp_gap.enabled"),
     ({"ip.ldm.enabled": True}, "ip.ldm.enabled"),

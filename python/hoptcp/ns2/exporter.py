@@ -62,6 +62,7 @@ from .. import _bridge
 from ..errors import ScenarioError
 from ..scenario import Scenario
 from . import port_static_routes as _sr
+from . import port_lred_pacing as _lp
 
 SPEED_OF_LIGHT = 3.0e8  # ns-2's, for wavelengths (hoptcp uses the same)
 #: ns-2 time between the ARP warm-up pings of successive links
@@ -249,10 +250,7 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
                 raise Ns2Unsupported(
                     f"routing.aodv.{key} = {json.dumps(value)} cannot be exported: ns-2.35 compiles its AODV "
                     f"constants in (allowed: {json.dumps(NS2_AODV_CONSTANTS[key])}, ns-2's value)")
-    for key, what in (("link_red", "Link RED"), ("adaptive_pacing", "adaptive pacing")):
-        if (mac.get(key) or {}).get("enabled"):
-            raise Ns2Unsupported(f"mac.{key}.enabled = true cannot be exported: ns-2.35's Mac/802_11 has no "
-                                 f"{what} (Fu et al.'s code was never released; allowed: false)")
+    _lp.check(mac)  # Link RED and adaptive pacing: the lred-pacing port (ns2/ports/lred-pacing)
     if ((sc.get("ip") or {}).get("ldm") or {}).get("enabled"):
         raise Ns2Unsupported("ip.ldm.enabled = true cannot be exported: ns-2.35 has no Low Delay Marking (Lee et al.'s "
                              "code was never released; allowed: false)")
@@ -438,6 +436,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w(f"# Scenario time 0 is ns-2 time t0 = {t0:g} s: routing ({rmap.adhoc_routing}) and ARP warm up before it.")
     if agent:
         w(_sr.GUARD)
+    if _lp.enabled(mac):
+        w(_lp.GUARD)
     w("")
     w('set opt(out) [expr {$argc > 0 ? [lindex $argv 0] : "hoptcp-ns2"}]')
     w(f"set opt(nn) {nn}")
@@ -469,6 +469,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w(f"Mac/802_11 set CWMax_ {mac['cw_max']}")
     w(f"LL set delay_ {_g(ip['ll_delay_us'] / 1e6)}")
     w("")
+    out.extend(_lp.mac_lines(mac))
     if rmap.static:
         w("# --- routing: ns-2.35 has no static routing agent for wireless nodes. DSDV converged")
         w("# and then frozen: no periodic update (and so no neighbour timeout, three periods) in")
@@ -731,6 +732,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         if fm.transport == "tcp":
             for var in ("nrexmit_", "nrexmitpack_", "ndatapack_", "cwnd_", "ssthresh_"):
                 w(f"    record {fm.id} {var} [$src({fm.id}) set {var}]")
+    if _lp.enabled(mac):
+        out.extend(_lp.finish_lines())
     w("    $ns_ flush-trace")
     w("    close $tracefd")
     w("    close $cwndfd")

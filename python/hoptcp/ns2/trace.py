@@ -356,6 +356,8 @@ def read_run(out: Path, meta: Mapping[str, Any], seed: int) -> tuple[dict[str, A
         from .port_static_routes import check_routes as check_agent_routes
         problems = check_agent_routes(stats.get(-3, {}), meta["flows"])
     rep = report(meta, tr, stats, cwnd, seed)
+    from .port_lred_pacing import STATS_ID, add_counters  # Link RED / pacing counters (lred-pacing port)
+    add_counters(rep, stats.get(STATS_ID, {}))
     unsettled = stats.get(-1, {}).get("unsettled")
     if unsettled:
         # The script stopped before the flows: DSDV still changed routes in the last seconds.

@@ -34,7 +34,10 @@ HEADLINE = ("aggregate_goodput_bps", "drops.total", "drops.queue_overflow", "dro
             "flow.*.goodput_bps", "fairness_jain", "node.*.mac_drops",
             # AODV's (absent from static-routing runs)
             "routing.route_breaks", "drops.no_route", "drops.route_discovery_failed", "drops.link_failure_flush",
-            "drops.route_buffer_overflow")
+            "drops.route_buffer_overflow",
+            # Link RED and adaptive pacing's (the lred-pacing port)
+            "node.*.lred_marks", "node.*.lred_drops", "node.*.lred_avg_retry", "node.*.pacing_backoffs",
+            "node.*.pacing_extra_s")
 
 
 @dataclass(frozen=True)
