@@ -243,7 +243,6 @@ def test_cbr_sizes_and_rate_match_hoptcp() -> None:
     ({"flows.0.app": "http"}, "flows.0.app"),
     ({"stats.batches": 10, "stats.batch_packets": 100}, "stats.batches"),
     ({"wired.nodes": 1, "routing.protocol": "aodv"}, "routing.protocol"),
-    ({"wired.nodes": 1, "wired.tcp_gap.enabled": True}, "wired.tcp_gap.enabled"),
     ({"ip.ldm.enabled": True}, "ip.ldm.enabled"),
     ({"flows.0.pauses": [[5.0, 10.0]], "flows.0.count": 2}, "flows.0.pauses"),
 ])

@@ -106,7 +106,6 @@ def test_hybrid_export_from_a_wired_sender_keeps_its_headers() -> None:
 @pytest.mark.core
 @pytest.mark.parametrize(("over", "key"), [
     ({"routing.protocol": "aodv"}, "routing.protocol"),
-    ({"wired.tcp_gap.enabled": True}, "wired.tcp_gap.enabled"),
 ])
 def test_hybrid_what_ns2_cannot_express_is_one_line(over: dict, key: str) -> None:
     with pytest.raises(Ns2Unsupported) as exc:

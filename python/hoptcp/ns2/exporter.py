@@ -38,7 +38,8 @@ around them (each fact is commented in the generated script):
   wired node originates get no routing-agent IP header, so their header sizes are
   not reduced. Wired nodes (and the base station) reset their agents when the run starts,
   which sets ``ssthresh_`` to ``window_``: a wired sender's ``ssthresh_`` is set again at
-  time 0. TCP-GAP (the gateway's pacing and Goodput Control) has no ns-2 code.
+  time 0. TCP-GAP's gateway (pacing, Goodput Control) is the tcp-gap port
+  (``hoptcp.ns2.port_tcp_gap``).
 - TCP-AP's ns-2-code variant (``tcp.ap.profile = "ns2"``) is the authors'
   ``Agent/TCP/Newreno/AP`` (tcp-ap.cc, MobiHoc 2005), which only a patched ns-2.35
   has (``hoptcp ns2 build``); its fixed choices (mean absolute deviation, the
@@ -62,6 +63,7 @@ from .. import _bridge
 from ..errors import ScenarioError
 from ..scenario import Scenario
 from . import port_static_routes as _sr
+from . import port_tcp_gap as _gap
 from . import port_lred_pacing as _lp
 
 SPEED_OF_LIGHT = 3.0e8  # ns-2's, for wavelengths (hoptcp uses the same)
@@ -224,8 +226,7 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
     wired = sc.get("wired")
     if wired is not None:
         if (wired.get("tcp_gap") or {}).get("enabled"):
-            raise Ns2Unsupported("wired.tcp_gap.enabled = true cannot be exported: ns-2.35 has no TCP-GAP gateway "
-                                 "(its pacing and Goodput Control were never released; allowed: false)")
+            _gap.check(sc, flows)  # TCP-GAP's gateway: the tcp-gap port (ns2/ports/tcp-gap)
         if sc["routing"]["protocol"] != "static":
             raise Ns2Unsupported(f"routing.protocol = \"{sc['routing']['protocol']}\" cannot be exported with [wired]: "
                                  "ns-2.35's AODV never forwards to a base station, only DSDV does (allowed with "
@@ -436,6 +437,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w(f"# Scenario time 0 is ns-2 time t0 = {t0:g} s: routing ({rmap.adhoc_routing}) and ARP warm up before it.")
     if agent:
         w(_sr.GUARD)
+    if _gap.enabled(sc):
+        w(_gap.GUARD)
     if _lp.enabled(mac):
         w(_lp.GUARD)
     w("")
@@ -553,6 +556,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
               f"{_g(ln['delay_ms'] / 1e3)} DropTail")
             w(f"$ns_ queue-limit $node_({a}) $node_({b}) {int(ln['queue_limit'])}")
             w(f"$ns_ queue-limit $node_({b}) $node_({a}) {int(ln['queue_limit'])}")
+        if _gap.enabled(sc):
+            out.extend(_gap.attach_lines(sc, gateway))
         w("# hoptcp's node i as ns-2 writes it: addr.i (DSDV's and the cwnd trace), id.i (the CMU trace)")
         w(f"for {{set i 0}} {{$i < {nn + n_wired}}} {{incr i}} {{")
         w("    puts $statsfd \"-2 addr.$i [AddrParams addr2id [$node_($i) node-addr]]\"")
@@ -621,7 +626,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             t = f["tcp"]
             hdr = TCP_HEADER_BYTES - (tcp_added if f["src"] < nn else 0)
             ack_hdr = TCP_HEADER_BYTES - (tcp_added if f["dst"] < nn else 0)
-            w(f"set src({i}) [new {TCP_VARIANTS[t['variant']]}]")
+            w(f"set src({i}) [new {_gap.agent_class(sc, f, nn, TCP_VARIANTS[t['variant']])}]")
             w(f"$src({i}) set window_ {t['max_window']}")
             w(f"$src({i}) set packetSize_ {t['payload_bytes']}")
             w(f"$src({i}) set tcpip_base_hdr_size_ {hdr}")
@@ -734,6 +739,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
                 w(f"    record {fm.id} {var} [$src({fm.id}) set {var}]")
     if _lp.enabled(mac):
         out.extend(_lp.finish_lines())
+    if _gap.enabled(sc):
+        out.extend(_gap.finish_lines([f for f in flows if f["transport"] == "tcp"]))
     w("    $ns_ flush-trace")
     w("    close $tracefd")
     w("    close $cwndfd")

@@ -358,6 +358,9 @@ def read_run(out: Path, meta: Mapping[str, Any], seed: int) -> tuple[dict[str, A
     rep = report(meta, tr, stats, cwnd, seed)
     from .port_lred_pacing import STATS_ID, add_counters  # Link RED / pacing counters (lred-pacing port)
     add_counters(rep, stats.get(STATS_ID, {}))
+    from .port_tcp_gap import STATS_ID as GAP_ID, add_gateway  # TCP-GAP gateway counters (tcp-gap port)
+    if GAP_ID in stats:
+        add_gateway(rep, stats[GAP_ID])
     unsettled = stats.get(-1, {}).get("unsettled")
     if unsettled:
         # The script stopped before the flows: DSDV still changed routes in the last seconds.

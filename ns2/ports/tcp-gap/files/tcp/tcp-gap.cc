@@ -58,6 +58,7 @@ TcpGapGateway::TcpGapGateway()
 	bind("cov_kind_", &cov_kind_);
 	bind_bw("bandwidth_", &bandwidth_);
 	bind("overhead_bytes_", &overhead_bytes_);
+	bind_time("fhd_bound_", &fhd_bound_);
 	bind("ack_size_", &ack_size_);
 	bind("hops_source_", &hops_source_);
 	bind("qlimit_", &qlimit_);
@@ -391,11 +392,6 @@ void TcpGapGateway::new_sample(TcpGapFlow* f, double rtt)
 	f->rtt_samples++;
 	f->rtt_last = rtt;
 	f->rtt_sum += rtt;
-	f->samples.push_back(rtt);
-	int N = cov_history_ > 1 ? cov_history_ : 2;
-	while ((int) f->samples.size() > N)
-		f->samples.pop_front();
-
 	double h = f->hops > 0 ? f->hops : 1;
 	double sd = (f->s_data > 0 ? f->s_data : 0) + overhead_bytes_;
 	double sa = f->s_ack + overhead_bytes_;
@@ -405,6 +401,12 @@ void TcpGapGateway::new_sample(TcpGapFlow* f, double rtt)
 	double tq = 0.5 * (rtt / h - (sd + sa) / b);			/* Eq. (3) */
 	double n = h >= hop_factor_ ? hop_factor_ : (short_path_ ? 1 : h);
 	double fhd = n * (tq + sd / b);					/* Eq. (4) */
+	if (fhd_bound_ > 0 && fhd >= fhd_bound_)
+		return;		/* fhd_bound_: such a sample is ignored (not in the paper) */
+	f->samples.push_back(rtt);
+	int N = cov_history_ > 1 ? cov_history_ : 2;
+	while ((int) f->samples.size() > N)
+		f->samples.pop_front();
 	if (!f->have_fhd) {
 		f->fhd = fhd;
 		f->have_fhd = true;

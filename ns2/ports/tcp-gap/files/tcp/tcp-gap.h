@@ -131,6 +131,7 @@ protected:
 	int cov_kind_;
 	double bandwidth_;
 	double overhead_bytes_;
+	double fhd_bound_;
 	double ack_size_;
 	int hops_source_;
 	int qlimit_;
