@@ -7,6 +7,20 @@
 # expect zero: with gw 0 (ns-2.35's AODV unchanged) every flow must have goodput 0.
 if {[catch {Agent/AODV set bs_gateway_}]} {puts stderr "needs ns-2.35 built with hoptcp's ports (hoptcp ns2 build --with-ports aodv-bs): no Agent/AODV bs_gateway_"; exit 1}
 
+# ns-2's C code prints a few lines on stdout through stdio, flushed only at exit (after the
+# script's own lines when stdout is a pipe): the script runs itself in a child and prints
+# the child's verdict last.
+if {![info exists env(AODV_BS_CHILD)]} {
+    set env(AODV_BS_CHILD) 1
+    set rc [catch {exec [info nameofexecutable] [info script] {*}$argv 2>@1} out]
+    set verdict {}
+    foreach l [split $out "\n"] {
+        if {[string match "ok *" $l] || [string match "FAIL*" $l]} { lappend verdict $l } else { puts $l }
+    }
+    foreach l $verdict { puts $l }
+    exit [expr {$rc ? 1 : 0}]
+}
+
 array set opt {h 3 dir both stop 30 gw 1 expect pos rate 2Mb start 1.0}
 foreach {k v} $argv { set opt($k) $v }
 
