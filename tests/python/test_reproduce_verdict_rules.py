@@ -195,3 +195,38 @@ def test_a_report_drops_a_hit_where_the_cure_loses(fake_core, lib, tmp_path) -> 
                     progress=False)
     assert rep.claims[0].verdict == "fail"
     assert "where the same entry's cure loses goodput" in rep.report.read_text()
+
+
+# --- rule 7/8: the machine-readable verdicts and a report without machine paths ----------------
+
+def test_a_report_writes_one_verdict_row_per_claim_and_no_machine_path(fake_core, lib, tmp_path) -> None:
+    import csv
+
+    from hoptcp.reproduce.report import VERDICT_COLUMNS
+
+    _waits(lib, {"frozen": 1.0e6, "timer": 0.5e6})
+    e = parse_entry({**BASE, "unspecified": {"wait": RANGE}, "claims": [
+        {**CLAIM, "name": "a | b", "unspecified": {"use": "wait"}},
+        {**CLAIM, "name": "loose", "rule": "within 90% of paper"}]})
+    store = tmp_path / "deep" / "dir" / "r.db"
+    store.parent.mkdir(parents=True)
+    rep = reproduce(e, tmp_path / "o", store=store, progress=False)
+    text = rep.report.read_text()
+    assert str(tmp_path) not in text and "`r.db`" in text
+    with open(tmp_path / "o" / "verdicts.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == list(VERDICT_COLUMNS) and [r["claim"] for r in rows] == ["a | b", "loose"]
+    hit, ok = rows
+    assert hit["verdict"] == "unspecified" and hit["evidence"] == "range" and hit["hit_setting"] == "frozen"
+    assert hit["reading_textual"] == "true" and hit["reading_quote"] == "start backoff_timer"
+    assert float(hit["band_low"]) <= float(hit["ci_low"]) <= float(hit["ci_high"]) <= float(hit["band_high"])
+    assert hit["settings"] == "1", "one textual reading: the timer is excluded"
+    assert ok["verdict"] == "pass" and ok["evidence"] == "rule" and ok["reading"] == "default"
+
+
+def test_markdown_cells_escape_the_pipe() -> None:
+    from hoptcp.reproduce.report import md_cell
+
+    row = "| " + " | ".join(md_cell(x) for x in ("|W* − h/4| on long chains", "3")) + " |"
+    cells = [c for c in __import__("re").split(r"(?<!\\)\|", row.strip().strip("|"))]
+    assert len(cells) == 2 and md_cell(md_cell("a|b")) == "a\\|b"

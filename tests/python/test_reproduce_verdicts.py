@@ -114,7 +114,8 @@ def test_a_side_experiments_evidence_is_shown_and_earns_nothing(fake_core, lib, 
     row = rep.claims[0].rows[0]
     assert row.holds is False and row.verdict == verdict and row.evidence.shown is shown
     text = rep.report.read_text()
-    assert f"Evidence (`longer_runs_more`, {__name__}): {status}: side sweep ran 2 s against 1 s" in text
+    assert (f"Evidence (`longer_runs_more`, {__name__}; a side experiment: shown, it earns no verdict): {status}: "
+            "side sweep ran 2 s against 1 s") in text
     assert "Known difference: written reason, 2 side runs" in text
     mean = rep.runs["aggregate_goodput_bps"].mean() / 1e6
     assert f"The side sweep ran 2 runs; mean {mean:.3f} Mb/s." in text
@@ -135,7 +136,8 @@ def test_evidence_is_not_evaluated_when_the_rule_holds(fake_core, lib, tmp_path)
     e = _entry(lib, shown=True, rule="within 50% of paper")
     rep = reproduce(e, tmp_path / "out", store=tmp_path / "r.db", progress=False)
     assert rep.claims[0].verdict == "pass" and rep.claims[0].rows[0].evidence is None
-    assert f"Evidence (`longer_runs_more`, {__name__}): not evaluated, the rule holds." in rep.report.read_text()
+    assert (f"Evidence (`longer_runs_more`, {__name__}; a side experiment: shown, it earns no verdict): not "
+            "evaluated, the rule holds.") in rep.report.read_text()
 
 
 def test_side_sweeps_are_cached_like_the_main_sweep(fake_core, lib, tmp_path):

@@ -606,6 +606,7 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
         _write_csv(side_ctx.runs, entry.metrics, out / f"side-{name}.csv", side=True)
     report = out / "report.md"
     report.write_text(_report_md(ctx, claims, figures, elapsed, store, values), encoding="utf-8")
+    write_verdicts(entry, claims, out / "verdicts.csv")
     return Reproduction(entry, quick, claims, figures, report, runs, ctx, values)
 
 
@@ -626,6 +627,83 @@ def _agreement_pair(entry: Entry, ctx: Context, quick: bool,
     ours = _run(entry, spec, entry.derive_fn(), False, "agreement", kw)
     ref_ctx = dataclasses.replace(ours, runs=ref, ns2=None, cache={})
     return ours, ref_ctx, plan
+
+
+#: the columns of verdicts.csv (one row per claim; docs/campaigns.md says what each holds)
+VERDICT_COLUMNS = ("entry", "claim", "paper", "headline", "counted", "verdict", "evidence", "method", "reading",
+                   "reading_textual", "reading_quote", "settings", "hit_setting", "ci_low", "ci_high", "band_low",
+                   "band_high", "paired", "gap", "margin", "eq_diff", "eq_ci_low", "eq_ci_high", "n_hoptcp", "n_ref",
+                   "readings")
+
+
+def _deciding_row(c: ClaimResult) -> PointRow | None:
+    """The row that gives a claim its verdict (the first with the claim's verdict)."""
+    return next((r for r in c.rows if r.verdict == c.verdict), c.rows[0] if c.rows else None)
+
+
+def _paired(claim: Claim) -> bool | None:
+    """For a gain claim: whether its value is computed per seed on shared seeds (the check
+    function says "paired" in its docstring; a metric's mean is not a gain). None: not a gain."""
+    if not claim.is_gain:
+        return None
+    fn = need("check", claim.check) if claim.check else None
+    return bool(fn is not None and fn.__doc__ and "paired" in fn.__doc__.lower())
+
+
+def verdict_record(entry: Entry, c: ClaimResult) -> dict[str, Any]:
+    """One row of verdicts.csv: the claim's verdict and what earned it."""
+    cl, r = c.claim, _deciding_row(c)
+    rec: dict[str, Any] = {k: "" for k in VERDICT_COLUMNS}
+    rec.update(entry=entry.id, claim=cl.name, headline=cl.headline, counted=cl.counted, verdict=c.verdict)
+    paired = _paired(cl)
+    rec["paired"] = "" if paired is None else paired
+    if r is None:
+        return rec
+    sc = cl.scale
+
+    def num(x: float | None) -> Any:
+        return "" if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x) * sc, 6)
+
+    paper = cl.paper_at(r.point)
+    rec["paper"] = num(paper)
+    rec["band_low"], rec["band_high"] = num(r.band[0]), num(r.band[1])
+    rec["ci_low"], rec["ci_high"] = num(r.estimate.low), num(r.estimate.high)
+    rec["n_hoptcp"] = r.estimate.n
+    if paper is not None and not math.isnan(r.estimate.mean):
+        rec["gap"] = num(abs(paper - r.estimate.mean))
+    rec["reading"], rec["reading_textual"] = "default", True
+    rec["evidence"] = "rule"
+    u = cl.unspecified
+    textual_settings = [st for st in r.settings if st.textual]
+    if u is not None and r.settings:
+        rec["settings"] = len(textual_settings)
+        rec["evidence"] = "range"
+        rec["readings"] = "; ".join(f"{st.label}: {num(st.mean)} [{num(st.low)}, {num(st.high)}]"
+                                    + ("" if st.textual else " (excluded)") for st in r.settings)
+    if c.verdict == "unspecified" and r.reading is not None:
+        hit = next(st for st in r.settings if st.label == r.reading)
+        rec.update(reading=hit.label, reading_textual=hit.textual, reading_quote=u.quote if u else "",
+                   hit_setting=hit.label, ci_low=num(hit.low), ci_high=num(hit.high),
+                   method="bootstrap" if hit.method == "bootstrap" else "tost")
+    a = r.agreement
+    if a is not None:
+        rec.update(margin=num(a.margin), eq_diff=num(a.difference), eq_ci_low=num(a.low90), eq_ci_high=num(a.high90),
+                   n_hoptcp=a.n_a, n_ref=a.n_b, method="tost" if a.method.startswith("TOST") else "bootstrap")
+    if c.verdict == "differs":
+        rec["evidence"] = cl.reference_kind
+    return rec
+
+
+def write_verdicts(entry: Entry, claims: list[ClaimResult], path: Path) -> None:
+    """``verdicts.csv`` of one report: one row per claim (:data:`VERDICT_COLUMNS`)."""
+    import csv
+
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(VERDICT_COLUMNS))
+        w.writeheader()
+        for c in claims:
+            w.writerow({k: ("true" if v is True else "false" if v is False else v)
+                        for k, v in verdict_record(entry, c).items()})
 
 
 def _write_csv(runs: "pd.DataFrame", metrics: tuple[str, ...] | None, path: Path, side: bool = False) -> None:
@@ -738,7 +816,7 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
              f"this invocation took {elapsed:.1f} s |")
     L.append(f"| hoptcp | core {_bridge.version()}, package {hoptcp.__version__} |")
     L.append(f"| build | `{build_name()}` |")
-    L.append(f"| store | `{store}`, sweep `{ctx.spec.name}` |")
+    L.append(f"| store | `{Path(str(store)).name}` (the results store; no machine path), sweep `{ctx.spec.name}` |")
     L.append(f"| ns-2.35 | {_ns2_line(entry, ctx.ns2, quick)} |")
     L.append(f"| date | {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} |")
     for side in entry.sides:
@@ -764,22 +842,23 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
 
 
 VERDICT_LEGEND = (
-    "Verdicts: **pass**: the rule holds for hoptcp's mean (against a number the paper printed, the rule is a "
-    "tolerance on both sides; `within seed range` places a number the paper took from one run among hoptcp's "
-    "per-seed values); **differs**: it does not, and evidence the entry itself produces (a side "
-    "experiment it runs, or ns-2.35 agreeing with hoptcp) shows the cause; **unspecified**: it does not, the "
-    "paper leaves a quantity it depends on undefined, and the entry runs that quantity over the range the "
-    "paper's text allows and reaches the paper's value somewhere in it (the claim names the quantity, the "
-    "range, the paper's words and where the value is reached); **fail**: it does not, and nothing "
-    "the entry runs shows why (a written explanation alone is not evidence; a declared unspecified range in "
-    "which the paper's value is reached nowhere is listed as what was tried); **no data** / **error**: the value "
-    "could not be computed. hoptcp and ns-2.35 **agree** when the 90% confidence interval of the difference of "
-    "their values lies within ± the equivalence margin (two one-sided Welch tests at 5%, TOST; a bootstrap over "
-    "seeds for values not averaged over runs); the margin is the claim's `agreement_margin`, by default 10% of "
-    "the paper's value (of hoptcp's mean where the paper printed none); they **differ** when the 95% interval "
-    "excludes 0 and they do not agree; **undecided** otherwise or with fewer than 3 seeds on either side. "
-    "Only \"agree\" lets ns-2.35 explain a difference. Claims marked side experiment, duplicate or this "
-    "project's requirement are shown but not counted in the paper tallies or the overall verdict.")
+    "Verdicts (docs/campaigns.md, \"Verdict rules\"): **pass**: the rule holds for hoptcp's mean (against a number "
+    "the paper printed, the rule is a tolerance on both sides; `within seed range` places a number the paper took "
+    "from one run among hoptcp's per-seed values); **differs**: it does not, and a second implementation (ns-2.35, "
+    "the authors' code, or our ns-2.35 port of the cure) agrees with hoptcp on the claim's own quantity and "
+    "scenario: an equivalence test with a margin below half the gap between the paper and hoptcp, on at least 10 "
+    "seeds per side fixed in advance from a pilot; side experiments are shown and earn nothing; **unspecified**: it "
+    "does not, the paper leaves a quantity it depends on undefined, and a reading the text allows (declared with "
+    "the sentence that allows it, before the run) reaches the paper's value: its interval at confidence 1 − 0.05/k "
+    "over the range's k textual readings lies inside the rule's band, the same entry's cure does not lose under it, "
+    "and the same reading reaches every row of the claim's table; readings the text excludes are shown and never "
+    "counted; **fail**: none of these; **no data** / **error**: the value could not be computed. Gains are "
+    "computed per seed on shared seeds (paired). hoptcp and a reference **agree** when the 90% confidence interval "
+    "of the difference of their values lies within ± the margin (two one-sided Welch tests at 5%, TOST; a "
+    "bootstrap over seeds for values not averaged over runs); they **differ** when the 95% interval excludes 0 "
+    "and they do not agree; **undecided** otherwise or with fewer than 3 seeds on either side. Claims marked side "
+    "experiment, duplicate or this project's requirement are shown but not counted in the paper tallies or the "
+    "overall verdict.")
 
 
 def build_name() -> str:
@@ -867,19 +946,40 @@ def _claim_md(c: ClaimResult, values: Mapping[str, Any], entry_id: str, with_ns2
         L.append(f"Reference: `{cl.reference}` ({where('reference', cl.reference)}).")
     cols = _claim_columns(c, with_ns2)
     L += ["", "| " + " | ".join(h for h, _ in cols) + " |", "|" + "---|" * len(cols)]
-    L += ["| " + " | ".join(cell(r) for _, cell in cols) + " |" for r in c.rows]
+    L += ["| " + " | ".join(md_cell(cell(r)) for _, cell in cols) + " |" for r in c.rows]
     if cl.known_difference:
         text = render(cl.known_difference, values, f"entry '{entry_id}' claim '{cl.name}' known_difference",
                       scenario)
         L += ["", f"Known difference: {text}"]
     L += _evidence_md(c)
+    read = [r for r in c.rows if r.verdict == "unspecified" and r.reading is not None]
+    if read and cl.unspecified is not None:
+        u = cl.unspecified
+        L += ["", f"Judged under one reading for the whole table `{cl.group}` (rule 2): **{read[0].reading}**; "
+              f"the text that leaves it open: \"{u.quote}\"."]
     tested = [r for r in c.rows if r.agreement is not None]
+    ref = {"ns2": "ns-2.35", "authors-code": "the authors' code in ns-2.35", "ns2-port": "our ns-2.35 port"}[
+        cl.reference_kind]
+
+    def tested_text(r: PointRow) -> str:
+        src = ("the agreement sweep (seeds fixed in advance from the pilot)" if r.fixed_seeds else
+               "the stored pilot runs (they can show agreement, not earn \"differs\")")
+        t = f"{r.agreement.text}, on {src}"  # type: ignore[union-attr]
+        if r.differs is not None and r.holds is False:
+            t += f"; rule 5: {'earned' if r.differs.earned else 'not earned'} ({r.differs.why})"
+        return t
+
     if tested:
-        L += ["", "hoptcp against ns-2.35, tested over seeds:" if len(tested) > 1 else
-              f"hoptcp against ns-2.35, tested over seeds: {tested[0].agreement.text}."]  # type: ignore[union-attr]
+        L += ["", f"hoptcp against {ref}, tested over seeds:" if len(tested) > 1 else
+              f"hoptcp against {ref}, tested over seeds: {tested_text(tested[0])}."]
         if len(tested) > 1:
-            L += [""] + [f"- {r.label}: {r.agreement.text}" for r in tested]  # type: ignore[union-attr]
+            L += [""] + [f"- {r.label}: {tested_text(r)}" for r in tested]
     return L
+
+
+def md_cell(text: str) -> str:
+    """A Markdown table cell: a '|' in the text escaped, so the row keeps its header's cells."""
+    return str(text).replace("\\|", "|").replace("|", "\\|")
 
 
 def _evidence_md(c: ClaimResult) -> list[str]:
@@ -890,7 +990,8 @@ def _evidence_md(c: ClaimResult) -> list[str]:
             return ["", "Evidence: none produced by this entry, so a failing rule is a **fail**."]
         return []
     if cl.evidence:
-        head = f"Evidence (`{cl.evidence}`, {where('evidence', cl.evidence)})"
+        head = (f"Evidence (`{cl.evidence}`, {where('evidence', cl.evidence)}; a side experiment: shown, it earns no "
+                "verdict)")
     else:
         u = cl.unspecified
         assert u is not None
