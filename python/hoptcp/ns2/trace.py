@@ -42,7 +42,7 @@ ROUTING_KINDS = {"AODV": "aodv"}
 RTR_CAUSES = {"NRTE": "no_route", "TTL": "ttl", "LOOP": "route_loop", "TOUT": "route_buffer_timeout",
               "IFQ": "route_buffer_overflow"}
 DROP_CAUSES = ("queue_overflow", "mac_rts_retry", "mac_data_retry", "no_route", "ttl", "link_failure_flush",
-               "route_buffer_overflow", "route_buffer_timeout", "route_discovery_failed", "route_loop")
+               "route_buffer_overflow", "route_buffer_timeout", "route_discovery_failed", "route_loop", "ldm")
 
 
 @dataclass
@@ -129,6 +129,8 @@ def parse_trace(lines: Iterable[str], t0: float, ids: Mapping[int, int] | None =
             elif layer == "IFQ" and reason == "ARP":
                 s.arp_drops += 1
                 continue
+            elif layer == "IFQ" and reason == "LDM":
+                cause = "ldm"  # picked by the ldm port's queue, not ECN-capable (or action drop)
             elif layer == "IFQ":
                 cause = "queue_overflow"  # PriQueue drop-tail overflow (traced as "---" or "IFQ")
             elif layer == "RTR" and reason in RTR_CAUSES:
@@ -361,6 +363,11 @@ def read_run(out: Path, meta: Mapping[str, Any], seed: int) -> tuple[dict[str, A
     from .port_tcp_gap import STATS_ID as GAP_ID, add_gateway  # TCP-GAP gateway counters (tcp-gap port)
     if GAP_ID in stats:
         add_gateway(rep, stats[GAP_ID])
+    from .port_ldm import STATS_ID as LDM_ID, add_counters as add_ldm  # LDM counters, RTT samples (ldm port)
+    if LDM_ID in stats:
+        add_ldm(rep, stats[LDM_ID], f"{out}.cwnd")
+    from .port_aodv_bs import add_http  # HTTP page lines (aodv-bs port)
+    add_http(rep, f"{out}.stats", meta, stats)
     unsettled = stats.get(-1, {}).get("unsettled")
     if unsettled:
         # The script stopped before the flows: DSDV still changed routes in the last seconds.

@@ -7,6 +7,7 @@
 #     mode=off|est|oracle   (off: plain PriQueue and TCP without ECN; est: LDM's estimators;
 #                            oracle: LDM with the true h and n given to every node)
 #     dur=60 warm=10 seed=1 spacing=200 pkt=1460 win=32 rate=2Mb
+#     ecn=0|1 (default 1 unless mode=off)  initial_ttls="30 64 128 255" (ldm-initial-ttls)
 #     any LDM variable as var=value, e.g. bits_=64 flow_key_=1 eq4_=1 wmin_rule_=1 policy_=1
 # Prints per forwarding node one `ldm node ...` line, per flow one `flow ...` line, and last
 # the line `done`. A test script may set the array `opt` and define `ldm_check` before
@@ -40,7 +41,8 @@ ns-random $opt(seed)
 Mac/802_11 set dataRate_ $opt(rate)
 Agent/TCP set packetSize_ $opt(pkt)
 Agent/TCP set window_ $opt(win)
-Agent/TCP set ecn_ [expr {$opt(mode) == "off" ? 0 : 1}]
+if {![info exists opt(ecn)]} { set opt(ecn) [expr {$opt(mode) == "off" ? 0 : 1}] }
+Agent/TCP set ecn_ $opt(ecn)
 Queue/DropTail/PriQueue/LDM set ldm_ [expr {$opt(mode) == "off" ? 0 : 1}]
 Queue/DropTail/PriQueue/LDM set oracle_ [expr {$opt(mode) == "oracle" ? 1 : 0}]
 foreach k [array names opt *_] {
@@ -107,6 +109,7 @@ for {set i 0} {$i < $nn} {incr i} {
     set q [$node($i) set ifq_(0)]
     $q set oracle_hops_ $truehops($i)
     $q set oracle_flows_ $trueflows($i)
+    if {[info exists opt(initial_ttls)]} { eval $q ldm-initial-ttls $opt(initial_ttls) }
 }
 
 # --- flows ---------------------------------------------------------------------------
@@ -152,8 +155,8 @@ proc finish {} {
         set q [$node($i) set ifq_(0)]
         set res(node,$i) [list [$q set pkts_] [$q set ect_pkts_] [$q set decisions_] [$q set marks_] \
             [$q set ce_new_] [$q set last_hops_] [$q set mean_hops_] [$q set last_flows_] \
-            [$q set mean_flows_] [$q set mean_pnode_]]
-        puts [format "ldm node %d pkts %d ect %d decisions %d marks %d ce_new %d hops %.3f %.3f flows %.3f %.3f pnode %.6f true_hops %d true_flows %d" \
+            [$q set mean_flows_] [$q set mean_pnode_] [$q set data_pkts_] [$q set drops_]]
+        puts [format "ldm node %d pkts %d ect %d decisions %d marks %d ce_new %d hops %.3f %.3f flows %.3f %.3f pnode %.6f data %d drops %d true_hops %d true_flows %d" \
             $i {*}$res(node,$i) $truehops($i) $trueflows($i)]
     }
     for {set f 0} {$f < $opt(flows)} {incr f} {

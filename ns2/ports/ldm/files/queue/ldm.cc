@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string>
 #include "ldm.h"
 #include "ip.h"
@@ -46,9 +47,15 @@ LDMQueue::LDMQueue() : PriQueue(), nset_(0), cleared_(0)
 	bind("wmin_rule_", &wmin_rule_);
 	bind("eq4_", &eq4_);
 	bind("policy_", &policy_);
+	bind("min_win_", &min_win_);
+	bind("floor_win_", &floor_win_);
+	bind("target_win_", &target_win_);
+	bind("action_", &action_);
 
 	bind("pkts_", &pkts_);
 	bind("ect_pkts_", &ect_pkts_);
+	bind("data_pkts_", &data_pkts_);
+	bind("drops_", &drops_);
 	bind("decisions_", &decisions_);
 	bind("marks_", &marks_);
 	bind("ce_new_", &ce_new_);
@@ -66,7 +73,7 @@ LDMQueue::LDMQueue() : PriQueue(), nset_(0), cleared_(0)
 
 void LDMQueue::reset_counters()
 {
-	pkts_ = ect_pkts_ = decisions_ = marks_ = ce_new_ = 0;
+	pkts_ = ect_pkts_ = data_pkts_ = drops_ = decisions_ = marks_ = ce_new_ = 0;
 	flows_now_ = nset_;
 	last_hops_ = mean_hops_ = 0.0;
 	last_flows_ = mean_flows_ = 0.0;
@@ -90,8 +97,29 @@ int LDMQueue::command(int argc, const char*const* argv)
 		return TCL_OK;
 	}
 	if (argc == 2 && strcmp(argv[1], "ldm-stats") == 0) {
-		tcl.resultf("%d %d %d %d %d %.6f %.6f %.8f", pkts_, ect_pkts_, decisions_, marks_,
-			    ce_new_, mean_hops_, mean_flows_, mean_pnode_);
+		tcl.resultf("%d %d %d %d %d %d %d %.6f %.6f %.8f", pkts_, data_pkts_, ect_pkts_,
+			    decisions_, marks_, ce_new_, drops_, mean_hops_, mean_flows_, mean_pnode_);
+		return TCL_OK;
+	}
+	if (argc >= 2 && strcmp(argv[1], "ldm-initial-ttls") == 0) {
+		/* $q ldm-initial-ttls T1 T2 ... (ascending); no argument: back to ttl_init_ */
+		ttls_.clear();
+		for (int i = 2; i < argc; i++) {
+			int t = atoi(argv[i]);
+			if (t < 1 || t > 255 || (!ttls_.empty() && t <= ttls_.back())) {
+				tcl.resultf("ldm-initial-ttls: %s: want ascending TTLs in 1..255", argv[i]);
+				ttls_.clear();
+				return TCL_ERROR;
+			}
+			ttls_.push_back(t);
+		}
+		return TCL_OK;
+	}
+	if (argc == 5 && strcmp(argv[1], "ldm-oracle-hops") == 0) {
+		/* $q ldm-oracle-hops A B H: the flows between addresses A and B have H hops */
+		unsigned int a = (unsigned int) atoi(argv[2]), b = (unsigned int) atoi(argv[3]);
+		if (a > b) { unsigned int t = a; a = b; b = t; }
+		oracle_pairs_[std::make_pair(a, b)] = atof(argv[4]);
 		return TCL_OK;
 	}
 	if (argc == 2 && strcmp(argv[1], "ldm-flows") == 0) {
@@ -149,6 +177,26 @@ void LDMQueue::clear_bit(int b)
 	}
 }
 
+/* the initial TTL assumed for a packet seen with TTL ttl: the smallest convention at or above
+ * it, or ttl_init_ without a list */
+double LDMQueue::initial_ttl(int ttl) const
+{
+	if (ttls_.empty())
+		return ttl_init_;
+	for (size_t i = 0; i < ttls_.size(); i++)
+		if (ttls_[i] >= ttl)
+			return (double) ttls_[i];
+	return (double) ttl;
+}
+
+double LDMQueue::oracle_hops(unsigned int a, unsigned int b) const
+{
+	if (a > b) { unsigned int t = a; a = b; b = t; }
+	std::map<std::pair<unsigned int, unsigned int>, double>::const_iterator it =
+		oracle_pairs_.find(std::make_pair(a, b));
+	return it != oracle_pairs_.end() ? it->second : oracle_hops_;
+}
+
 /* bit j mod bits is cleared at (j+1) * clear_period_ / bits, j = 0, 1, ... */
 void LDMQueue::advance_clear(double now)
 {
@@ -169,7 +217,7 @@ void LDMQueue::advance_clear(double now)
 	cleared_ = due;
 }
 
-void LDMQueue::process(Packet *p)
+int LDMQueue::process(Packet *p)
 {
 	hdr_cmn *ch = HDR_CMN(p);
 	hdr_ip *ih = HDR_IP(p);
@@ -189,6 +237,10 @@ void LDMQueue::process(Packet *p)
 		key.a1 = da; key.p1 = dp; key.a2 = sa; key.p2 = sp; dir = 1;
 	}
 	int ect = hf->ect() ? 1 : 0;
+	/* a data packet: not a TCP ACK, and not a TCP segment without payload (ns-2's 40-byte
+	 * connection-setup segment) */
+	int data = ch->ptype() != PT_ACK &&
+		   !(ch->ptype() == PT_TCP && ch->size() <= 40);
 
 	/* the flow bit vector */
 	int nb = nbits();
@@ -206,7 +258,7 @@ void LDMQueue::process(Packet *p)
 	}
 	flows_now_ = nset_;
 
-	/* the connection's TTL record */
+	/* the connection's record: hops travelled per direction */
 	std::map<Key, Rec>::iterator it = recs_.find(key);
 	if (it == recs_.end()) {
 		Rec r;
@@ -216,40 +268,43 @@ void LDMQueue::process(Packet *p)
 		it = recs_.insert(std::make_pair(key, r)).first;
 	}
 	Rec &rec = it->second;
-	rec.ttl_sum[dir] += (double) ih->ttl();
+	rec.ttl_sum[dir] += initial_ttl(ih->ttl()) - (double) ih->ttl();
 	rec.ttl_n[dir]++;
 	if (bit >= 0)
 		rec.bit[dir] = bit;
 
-	if (!ect)
-		return;
-	ect_pkts_++;
+	if (ect)
+		ect_pkts_++;
+	if (!data)
+		return 0;
+	data_pkts_++;
+	if (action_ == 0 && !ect)
+		return 0;	/* only ECN-capable packets can be marked */
 
 	double h, n;
 	if (oracle_) {
-		h = oracle_hops_;
+		h = oracle_hops(sa, da);
 		n = oracle_flows_;
 	} else {
 		if (rec.ttl_n[0] == 0 || rec.ttl_n[1] == 0)
-			return;		/* one direction not seen yet: no estimate */
-		h = (ttl_init_ - rec.ttl_sum[0] / rec.ttl_n[0]) +
-		    (ttl_init_ - rec.ttl_sum[1] / rec.ttl_n[1]);
+			return 0;	/* one direction not seen yet: no estimate */
+		h = rec.ttl_sum[0] / rec.ttl_n[0] + rec.ttl_sum[1] / rec.ttl_n[1];
 		n = (double) nset_;
 	}
 	if (h <= 0.0 || n <= 0.0)
-		return;
+		return 0;
 
-	/* Eq. (1) and its floor */
-	double w = h / (hops_per_win_ * n);
+	/* Eq. (1), or a fixed target window, and the floor */
+	double w = target_win_ > 0.0 ? target_win_ : h / (hops_per_win_ * n);
 	if (wmin_rule_ == 0) {
-		if (w <= 1.0)
-			w = 2.0;
+		if (w <= min_win_)
+			w = floor_win_;
 	} else if (wmin_rule_ == 1) {
-		if (w < 2.0)
-			w = 2.0;
+		if (w < floor_win_)
+			w = floor_win_;
 	}
 	/* Eq. (2)/(3) */
-	double pmark = k_ / (w * w);
+	double pmark = w > 0.0 ? k_ / (w * w) : 1.0;
 	if (pmark > 1.0)
 		pmark = 1.0;
 	if (pmark < 0.0)
@@ -257,7 +312,7 @@ void LDMQueue::process(Packet *p)
 	/* Eq. (4) or the first-node policy */
 	double pnode;
 	if (policy_ == 1) {
-		double dsrc = ttl_init_ - (double) ih->ttl();
+		double dsrc = initial_ttl(ih->ttl()) - (double) ih->ttl();
 		pnode = (fabs(dsrc - 1.0) < 0.5) ? pmark : 0.0;
 	} else {
 		double e = h - 1.0;
@@ -278,12 +333,19 @@ void LDMQueue::process(Packet *p)
 	mean_pnode_ += (pnode - mean_pnode_) / decisions_;
 
 	if (pnode > 0.0 && Random::uniform() < pnode) {
+		/* action_ 0: CE (ECN-capable packets only get here); 1: CE, or a drop if not
+		 * ECN-capable (RFC 3168); 2: a drop */
+		if (action_ == 2 || (action_ == 1 && !ect)) {
+			drops_++;
+			drop(p, "LDM");
+			return 1;
+		}
 		marks_++;
 		if (!hf->ce())
 			ce_new_++;
 		hf->ce() = 1;
 	}
-	(void) ch;
+	return 0;
 }
 
 void LDMQueue::recv(Packet *p, Handler *h)
@@ -302,8 +364,8 @@ void LDMQueue::recv(Packet *p, Handler *h)
 		case PT_MAC:
 			break;		/* routing, ARP and MAC packets: not LDM's */
 		default:
-			if (ch->num_forwards() > 0)
-				process(p);
+			if (ch->num_forwards() > 0 && process(p))
+				return;	/* dropped by LDM */
 		}
 	}
 	PriQueue::recv(p, h);

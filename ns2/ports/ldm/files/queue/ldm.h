@@ -7,9 +7,11 @@
 #define ns_ldm_h
 
 #include <map>
+#include <vector>
+#include <utility>
 #include "priqueue.h"
 
-#define LDM_MAX_BITS 4096
+#define LDM_MAX_BITS 65536
 
 class LDMQueue : public PriQueue {
 public:
@@ -28,12 +30,15 @@ protected:
 		}
 	};
 	struct Rec {
-		double ttl_sum[2];	/* per direction: 0 = from (a1,p1), 1 = from (a2,p2) */
+		double ttl_sum[2];	/* per direction (0 = from (a1,p1), 1 = from (a2,p2)): the sum of
+					 * the hops travelled, initial TTL - TTL */
 		long ttl_n[2];
 		int bit[2];		/* bit of v last set by that direction's packets, -1 none */
 	};
 
-	void process(Packet *p);
+	int process(Packet *p);		/* 1: the packet was dropped */
+	double initial_ttl(int ttl) const;
+	double oracle_hops(unsigned int a, unsigned int b) const;
 	void advance_clear(double now);
 	void clear_bit(int b);
 	static unsigned int fnv(unsigned int w0, unsigned int w1, unsigned int w2, unsigned int w3);
@@ -54,10 +59,16 @@ protected:
 	int wmin_rule_;
 	int eq4_;
 	int policy_;
+	double min_win_;
+	double floor_win_;
+	double target_win_;
+	int action_;
 
 	/* counters */
 	int pkts_;
 	int ect_pkts_;
+	int data_pkts_;
+	int drops_;
 	int decisions_;
 	int marks_;
 	int ce_new_;
@@ -71,6 +82,8 @@ protected:
 	int nset_;
 	long cleared_;		/* clearing steps applied so far */
 	std::map<Key, Rec> recs_;
+	std::vector<int> ttls_;		/* conventional initial TTLs, ascending (empty: ttl_init_) */
+	std::map<std::pair<unsigned int, unsigned int>, double> oracle_pairs_;
 };
 
 #endif
