@@ -37,7 +37,9 @@ HEADLINE = ("aggregate_goodput_bps", "drops.total", "drops.queue_overflow", "dro
             "drops.route_buffer_overflow",
             # Link RED and adaptive pacing's (the lred-pacing port)
             "node.*.lred_marks", "node.*.lred_drops", "node.*.lred_avg_retry", "node.*.pacing_backoffs",
-            "node.*.pacing_extra_s")
+            "node.*.pacing_extra_s",
+            # Low Delay Marking's (the ldm port; its scripts also trace RTT samples)
+            "flow.*.avg_rtt_s", "node.*.ldm_marks", "node.*.ldm_drops", "node.*.ldm_packets")
 
 
 @dataclass(frozen=True)
