@@ -240,9 +240,7 @@ def test_cbr_sizes_and_rate_match_hoptcp() -> None:
     ({"seed": 0}, "seed"),
     ({"radio.standard": "erp"}, "radio.standard"),
     ({"tcp.variant": "tcp_ap"}, "tcp.ap.variation"),
-    ({"flows.0.app": "http"}, "flows.0.app"),
     ({"stats.batches": 10, "stats.batch_packets": 100}, "stats.batches"),
-    ({"wired.nodes": 1, "routing.protocol": "aodv"}, "routing.protocol"),
     ({"ip.ldm.enabled": True, "ip.ldm.initial_ttls": [30]}, "ip.ldm.initial_ttls"),  # static: ns-2 starts at 32
     ({"flows.0.pauses": [[5.0, 10.0]], "flows.0.count": 2}, "flows.0.pauses"),
 ])

@@ -105,7 +105,8 @@ def test_hybrid_export_from_a_wired_sender_keeps_its_headers() -> None:
 
 @pytest.mark.core
 @pytest.mark.parametrize(("over", "key"), [
-    ({"routing.protocol": "aodv"}, "routing.protocol"),
+    # AODV itself is exported with the aodv-bs port (tests/python/test_ns2_port_aodv_bs.py); its constants are not
+    ({"routing.protocol": "aodv", "routing.aodv.ttl_start": 3}, "routing.aodv.ttl_start"),
 ])
 def test_hybrid_what_ns2_cannot_express_is_one_line(over: dict, key: str) -> None:
     with pytest.raises(Ns2Unsupported) as exc:

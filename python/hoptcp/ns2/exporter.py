@@ -34,7 +34,8 @@ around them (each fact is commented in the generated script):
   base station (``-wiredRouting ON``) that every mobile node names as its
   ``base-station``, and duplex DropTail links with the scenario's bandwidth, delay
   and queue limit. Only DSDV forwards to a base station in ns-2.35 (AODV has no
-  such code), so hybrid scenarios need ``routing.protocol = "static"``. Packets a
+  such code): hybrid scenarios with ``routing.protocol = "aodv"`` need the aodv-bs
+  port (``hoptcp.ns2.port_aodv_bs``), which also carries ``app = "http"``. Packets a
   wired node originates get no routing-agent IP header, so their header sizes are
   not reduced. Wired nodes (and the base station) reset their agents when the run starts,
   which sets ``ssthresh_`` to ``window_``: a wired sender's ``ssthresh_`` is set again at
@@ -66,6 +67,7 @@ from . import port_static_routes as _sr
 from . import port_tcp_gap as _gap
 from . import port_lred_pacing as _lp
 from . import port_ldm as _ldm
+from . import port_aodv_bs as _bs
 
 SPEED_OF_LIGHT = 3.0e8  # ns-2's, for wavelengths (hoptcp uses the same)
 #: ns-2 time between the ARP warm-up pings of successive links
@@ -228,10 +230,9 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
     if wired is not None:
         if (wired.get("tcp_gap") or {}).get("enabled"):
             _gap.check(sc, flows)  # TCP-GAP's gateway: the tcp-gap port (ns2/ports/tcp-gap)
-        if sc["routing"]["protocol"] != "static":
-            raise Ns2Unsupported(f"routing.protocol = \"{sc['routing']['protocol']}\" cannot be exported with [wired]: "
-                                 "ns-2.35's AODV never forwards to a base station, only DSDV does (allowed with "
-                                 "[wired]: \"static\")")
+        if sc["routing"]["protocol"] not in ("static", "aodv"):  # aodv: the aodv-bs port (ns2/ports/aodv-bs)
+            raise Ns2Unsupported(f"routing.protocol = \"{sc['routing']['protocol']}\" cannot be exported with [wired] "
+                                 "(allowed with [wired]: \"static\", \"aodv\" with the aodv-bs port)")
     if radio["standard"] not in ("dsss", "ns2_g"):
         raise Ns2Unsupported(f"radio.standard = \"{radio['standard']}\" cannot be exported: ns-2.35's Mac/802_11 "
                              "times every frame with the DSSS PLCP and 802.11b's slot and SIFS (allowed: \"dsss\", "
@@ -254,6 +255,7 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
                     f"constants in (allowed: {json.dumps(NS2_AODV_CONSTANTS[key])}, ns-2's value)")
     _lp.check(mac)  # Link RED and adaptive pacing: the lred-pacing port (ns2/ports/lred-pacing)
     _ldm.check(sc, flows)  # Low Delay Marking: the ldm port (ns2/ports/ldm)
+    _bs.check(sc, flows)  # AODV to a base station, HTTP pages: the aodv-bs port (ns2/ports/aodv-bs)
     if sc["stats"].get("batches") is not None:
         raise Ns2Unsupported("stats.batches cannot be exported: the batch-means stop rule ends a run on delivered "
                              "packets, an exported run lasts duration_s (remove the key)")
@@ -270,9 +272,9 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
         if f["app"] == "cbr" and f["jitter"] not in (0.0, 0.5):
             raise Ns2Unsupported(f"{key}.jitter = {f['jitter']:g} cannot be exported: ns-2's CBR only has "
                                  "random_ 0 or 1 (allowed: 0 or 0.5)")
-        if f["transport"] == "tcp" and f["app"] not in ("ftp", "cbr"):
+        if f["transport"] == "tcp" and f["app"] not in ("ftp", "cbr", "http"):  # http: the aodv-bs port
             raise Ns2Unsupported(f"{key}.app = \"{f['app']}\" over TCP cannot be exported (allowed: \"ftp\", "
-                                 "\"cbr\")")
+                                 "\"cbr\", \"http\")")
         if f["transport"] == "udp" and f["app"] != "cbr":
             raise Ns2Unsupported(f"{key}.app = \"{f['app']}\" over UDP cannot be exported (allowed: \"cbr\")")
         if len(f["path"]) - 1 >= 32:
@@ -442,6 +444,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         w(_lp.GUARD)
     if _ldm.enabled(sc):
         w(_ldm.GUARD)
+    out.extend(_bs.guard_lines(sc, flows))
     w("")
     w('set opt(out) [expr {$argc > 0 ? [lindex $argv 0] : "hoptcp-ns2"}]')
     w(f"set opt(nn) {nn}")
@@ -475,6 +478,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     w("")
     out.extend(_lp.mac_lines(mac))
     out.extend(_ldm.class_lines(sc))
+    out.extend(_bs.class_lines(sc))
     if rmap.static:
         w("# --- routing: ns-2.35 has no static routing agent for wireless nodes. DSDV converged")
         w("# and then frozen: no periodic update (and so no neighbour timeout, three periods) in")
@@ -676,6 +680,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
                 w(f"$app({i}) set rate_ {_g(f['packet_bytes'] * 8 / (interval_ns * 1e-9))} ;# one write every "
                   f"{interval_ns * 1e-9:.9g} s")
                 w(f"$app({i}) set random_ {1 if f['jitter'] else 0}")
+            elif f["app"] == "http":
+                out.extend(_bs.http_lines(sc, flows, f, seed))
             else:
                 w(f"set app({i}) [new Application/FTP]")
                 w(f"$app({i}) attach-agent $src({i})")
@@ -747,6 +753,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
         out.extend(_lp.finish_lines())
     if _ldm.enabled(sc):
         out.extend(_ldm.finish_lines())
+    out.extend(_bs.finish_lines(fmaps))
     if _gap.enabled(sc):
         out.extend(_gap.finish_lines([f for f in flows if f["transport"] == "tcp"]))
     w("    $ns_ flush-trace")
