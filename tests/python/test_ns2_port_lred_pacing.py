@@ -139,3 +139,13 @@ def test_port_scripts_stop_on_stock_ns(tmp_path: Path) -> None:
     assert proc.stderr.strip().splitlines()[-1] == (
         "needs ns-2.35 built with hoptcp's ports (hoptcp ns2 build --with-ports lred-pacing): "
         "Mac/802_11 has no lred_min_th_")
+
+
+def test_link_red_drops_are_their_own_cause() -> None:
+    from hoptcp.ns2.trace import parse_trace
+
+    lines = ["D 20.000000000 _3_ IFQ LRD 812 ack 60 [0 0 0 0] ------- [4:0 0:0 32 0] [300 0] 0 0",
+             "D 21.000000000 _3_ IFQ --- 813 tcp 1540 [0 0 0 0] ------- [0:0 4:0 32 4] [301 0] 0 0"]
+    s = parse_trace(lines, 10.0)
+    assert s.drops[(3, "link_red", "tcp_ack")] == 1
+    assert s.drops[(3, "queue_overflow", "tcp_data")] == 1

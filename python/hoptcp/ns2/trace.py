@@ -42,7 +42,8 @@ ROUTING_KINDS = {"AODV": "aodv"}
 RTR_CAUSES = {"NRTE": "no_route", "TTL": "ttl", "LOOP": "route_loop", "TOUT": "route_buffer_timeout",
               "IFQ": "route_buffer_overflow"}
 DROP_CAUSES = ("queue_overflow", "mac_rts_retry", "mac_data_retry", "no_route", "ttl", "link_failure_flush",
-               "route_buffer_overflow", "route_buffer_timeout", "route_discovery_failed", "route_loop", "ldm")
+               "route_buffer_overflow", "route_buffer_timeout", "route_discovery_failed", "route_loop", "ldm",
+               "link_red")
 
 
 @dataclass
@@ -131,6 +132,8 @@ def parse_trace(lines: Iterable[str], t0: float, ids: Mapping[int, int] | None =
                 continue
             elif layer == "IFQ" and reason == "LDM":
                 cause = "ldm"  # picked by the ldm port's queue, not ECN-capable (or action drop)
+            elif layer == "IFQ" and reason == "LRD":
+                cause = "link_red"  # Link RED at the lred-pacing port's PriQueue (not ECN-capable, or action drop)
             elif layer == "IFQ":
                 cause = "queue_overflow"  # PriQueue drop-tail overflow (traced as "---" or "IFQ")
             elif layer == "RTR" and reason in RTR_CAUSES:
