@@ -213,3 +213,52 @@ def check_routes(recorded: Mapping[str, float], flows: Sequence[Mapping[str, Any
                 problems.append(f"flow {f['id']} {what} route: ns-2 {'-'.join(map(str, got))}, "
                                 f"hoptcp {'-'.join(map(str, want))}")
     return problems
+
+
+# --- before / after: the agent against frozen DSDV on the suite's chains and cross ------------------
+
+#: metrics compared between the agent's and frozen DSDV's ns-2.35 runs
+BEFORE_AFTER_METRICS = ("aggregate_goodput_bps", "drops.total", "drops.mac_rts_retry", "drops.queue_overflow")
+
+
+def before_after(after: Mapping[str, Any], before: Mapping[str, Any], hoptcp_margin_pct: float = 10.0) -> str:
+    """A markdown page comparing, per case, ns-2.35 with the agent (``after``: a results.json of
+    ``hoptcp ns2 validate``) against the stored frozen-DSDV ns-2.35 runs (``before``) and hoptcp.
+
+    Means ± sd over seeds. Welch's p compares DSDV and the agent (the same seeds, other sample
+    paths). TOST compares them within ±``hoptcp_margin_pct`` % of DSDV's mean for goodput and
+    ±max(10 % of the DSDV mean, 5) for drop counts."""
+    from ..reproduce.agreement import tost
+    from .compare import mean_sd, welch
+
+    def col(rows: Sequence[Mapping[str, Any]], m: str) -> list[float]:
+        return [float(r[m]) for r in rows if r.get(m) is not None]
+
+    def fmt(m: str, xs: Sequence[float]) -> str:
+        mu, sd = mean_sd(xs)
+        if mu != mu:
+            return "-"
+        return f"{mu / 1e3:.1f} ± {sd / 1e3:.1f}" if m.endswith("_bps") else f"{mu:.1f} ± {sd:.1f}"
+
+    out = ["| case | seeds | metric | ns-2 frozen DSDV | ns-2 Agent/StaticRoute | hoptcp | DSDV vs agent: Welch p | "
+           "TOST (margin) |", "|---|---|---|---|---|---|---|---|"]
+    counts = {"agree": 0, "differ": 0, "undecided": 0}
+    for name in sorted(after.get("cases", {})):
+        a, b = after["cases"][name], before.get("cases", {}).get(name)
+        if b is None or "ns2" not in a or "ns2" not in b:
+            continue
+        for m in BEFORE_AFTER_METRICS:
+            xa, xb = col(a["ns2"], m), col(b["ns2"], m)
+            if not xa or not xb:
+                continue
+            w = welch(xb, xa)
+            mu_b = mean_sd(xb)[0]
+            margin = abs(mu_b) * hoptcp_margin_pct / 100 if m.endswith("_bps") else max(abs(mu_b) * 0.1, 5.0)
+            t = tost(xb, xa, margin)
+            counts[t.verdict] = counts.get(t.verdict, 0) + 1
+            marg = f"±{margin / 1e3:.1f} kb/s" if m.endswith("_bps") else f"±{margin:.1f}"
+            out.append(f"| {name} | {len(xa)}/{len(xb)} | {m} | {fmt(m, xb)} | {fmt(m, xa)} | "
+                       f"{fmt(m, col(a.get('hoptcp', []), m))} | {w.p:.3f} | {t.verdict} ({marg}) |")
+    head = [f"TOST verdicts, DSDV vs the agent: {counts.get('agree', 0)} agree, {counts.get('differ', 0)} differ, "
+            f"{counts.get('undecided', 0)} undecided (of {sum(counts.values())} case-metrics).", ""]
+    return "\n".join(head + out) + "\n"
