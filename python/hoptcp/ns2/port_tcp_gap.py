@@ -218,3 +218,77 @@ def hoptcp_gateway(report: Mapping[str, Any]) -> dict[int, dict[str, float]]:
         out[f] = {"rate_avg_pps": _time_average(events, eff, end, on=True),
                   "cap_avg_pps": _time_average(ct, cv, end, on=True)}
     return out
+
+
+# --- the gateway's own rate and cap, ns-2.35 against hoptcp ------------------------------------
+
+#: per-flow gateway metrics compared (ns-2 report key = hoptcp key)
+GATEWAY_METRICS = ("rate_avg_pps", "cap_avg_pps", "rate_pps", "fhd_s", "variation", "throttles")
+
+
+def _hoptcp_flows(raw: Mapping[str, Any], flows: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, float]]:
+    """hoptcp's gateway counters per hoptcp flow id (matched by source and destination node)."""
+    ids = {(int(f["src"]), int(f["dst"])): int(f["id"]) for f in flows}
+    avg = hoptcp_gateway(raw)
+    out: dict[int, dict[str, float]] = {}
+    for k, g in enumerate(((raw.get("wired") or {}).get("tcp_gap") or {}).get("flows") or []):
+        fid = ids.get((int(g["key"]["src"]), int(g["key"]["dst"])))
+        if fid is None:
+            continue
+        row = {m: float(g[m]) for m in ("rate_pps", "fhd_s", "variation", "throttles") if g.get(m) is not None}
+        row.update(avg.get(k, {}))
+        row["down"] = 1.0 if g.get("direction") == "wired_to_wireless" else 0.0
+        out[fid] = row
+    return out
+
+
+def compare_gateway(suite_path: str, seeds: Sequence[int] | None = None, only: Sequence[str] = ()) -> str:
+    """A markdown table: per case and wired-to-wireless flow, the gateway's time-averaged pacing
+    rate, cap, final rate, FHD-hat, variation and throttles in ns-2.35 (the port; ``HOPTCP_NS``)
+    and in hoptcp, mean (sd) over the seeds, with Welch's p."""
+    import fnmatch
+    import json
+
+    from .. import _bridge
+    from ..runner import run as hrun
+    from .compare import mean_sd, welch
+    from .run import run_ns2
+    from .validation import load_suite
+
+    suite = load_suite(suite_path)
+    lines = ["| case | flow | metric | ns-2.35 port | hoptcp | p |", "|---|---|---|---|---|---|"]
+    for case in suite.cases:
+        if only and not any(fnmatch.fnmatchcase(case.name, o) for o in only):
+            continue
+        plan = json.loads(_bridge.plan_json(case.scenario.toml, case.scenario.overrides, None))
+        if not enabled(plan["scenario"]):
+            continue
+        ns: dict[int, dict[str, list[float]]] = {}
+        hp: dict[int, dict[str, list[float]]] = {}
+        for seed in list(seeds or case.seeds or suite.seeds):
+            rep = run_ns2(case.scenario, seed)
+            for g in rep.get("wired", {}).get("tcp_gap", {}).get("flows", []):
+                for m in GATEWAY_METRICS:
+                    v = g.get(m)
+                    ns.setdefault(int(g["flow"]), {}).setdefault(m, []).append(0.0 if v is None else float(v))
+            flows = json.loads(_bridge.plan_json(case.scenario.toml, case.scenario.overrides, seed))["flows"]
+            raw = hrun(case.scenario, seed, series=["gateway"]).raw
+            for fid, row in _hoptcp_flows(raw, flows).items():
+                if not row.get("down"):
+                    continue
+                for m in GATEWAY_METRICS:
+                    hp.setdefault(fid, {}).setdefault(m, []).append(float(row.get(m, 0.0) or 0.0))
+        for fid in sorted(hp):
+            for m in GATEWAY_METRICS:
+                a, b = ns.get(fid, {}).get(m, []), hp[fid].get(m, [])
+                (ma, sa), (mb, sb) = mean_sd(a), mean_sd(b)
+                p = welch(a, b).p
+                lines.append(f"| {case.name} | {fid} | {m} | {ma:.4g} ({sa:.2g}) | {mb:.4g} ({sb:.2g}) | "
+                             f"{p:.2g} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m hoptcp.ns2.port_tcp_gap SUITE [CASE-GLOB...]
+    import sys
+
+    print(compare_gateway(sys.argv[1], only=sys.argv[2:]), end="")
