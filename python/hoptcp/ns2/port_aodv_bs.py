@@ -10,8 +10,11 @@ the ``aodv-bs`` port (``ns2/ports/aodv-bs``: see its INTERFACE.md and CHOICES.md
   without a route): the script stops there with one line.
 * ``app = "http"`` (TCP): ``Application/HttpPages`` on the TCP sender, its sink attached:
   ``mean_page_bytes`` -> ``page_mean_``, ``page_shape`` -> ``page_shape_``, ``mean_think_s``
-  -> ``pause_mean_``; one persistent connection per flow, a page ends when the sink has its
-  last byte in order (the port's defaults, CHOICES.md 2.3 and 2.4). The page lines
+  -> ``pause_mean_``; one persistent connection per flow (the port's default, CHOICES.md 2.3),
+  and a page ends when the sender has its last ACK (``end_at_ sender``): hoptcp's reading
+  (crates/hoptcp-core/src/app/http.rs: "A page is complete when the sender has all of it
+  acknowledged"; the think time starts there), not the port's default (``receiver``, CHOICES.md
+  2.4; the paper's text allows both: validation/ns2/ports/aodv-bs-disagreements.md). The page lines
   (``http-page FLOW START END BYTES PAGE``, ns-2 times) go to the stats file;
   :func:`add_http` turns them into the report's ``flows[].http`` with hoptcp's names. hoptcp
   counts a page's bytes in whole segments (``page_bytes`` are multiples of the payload); the
@@ -122,13 +125,13 @@ def http_lines(sc: Mapping[str, Any], flows: Sequence[Mapping[str, Any]], f: Map
     p = http_params(sc, flows)[i]
     return [f"set app({i}) [new {HTTP_CLASS}] ;# the aodv-bs port: Pareto pages, exponential pauses",
             f"$app({i}) attach-agent $src({i})",
-            f"$app({i}) attach-sink $dst({i}) ;# a page ends when the sink has its last byte",
+            f"$app({i}) attach-sink $dst({i})",
             f"$app({i}) set flow_ {i}",
             f"$app({i}) set page_mean_ {_g(p['mean_page_bytes'])}",
             f"$app({i}) set page_shape_ {_g(p['page_shape'])}",
             f"$app({i}) set pause_mean_ {_g(p['mean_think_s'])}",
             f"$app({i}) set persistent_ 1",
-            f"$app({i}) set end_at_ receiver",
+            f"$app({i}) set end_at_ sender ;# hoptcp's page end: its last ACK at the sender",
             f"$app({i}) set seed_ {app_seed(run_seed, i)}",
             f"$app({i}) set chan_ $statsfd ;# {PAGE_TAG} FLOW START END BYTES PAGE"]
 
