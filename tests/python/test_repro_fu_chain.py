@@ -14,7 +14,6 @@ from hoptcp import SpecError
 from hoptcp.cli import main
 from hoptcp.reproduce import get_entry
 from hoptcp.reproduce.lib import fu_chain as fc
-from hoptcp.stats import Estimate
 
 pytestmark = pytest.mark.core
 
@@ -127,13 +126,17 @@ def test_relative_loss_and_window_checks():
     df = pd.concat([_window_runs({1: [100, 100, 100], 3: [200, 202, 198], 32: [180, 182, 178]}),
                     _window_runs({2: [300, 300, 300], 32: [150, 150, 150]}, size=576)])
     e = fc.fu_window_loss(df[df["tcp.payload_bytes"] == 1460], 32)
-    assert e.mean == pytest.approx(10.0) and e.n == 3 and 0 < e.ci < 5
+    # paired by seed: 100 (1 - 180/200), 100 (1 - 182/202), 100 (1 - 178/198)
+    per_seed = [100 * (1 - a / b) for a, b in ((180, 200), (182, 202), (178, 198))]
+    assert e.mean == pytest.approx(sum(per_seed) / 3) and e.n == 3
+    sd = math.sqrt(sum((x - e.mean) ** 2 for x in per_seed) / 2)
+    assert e.ci == pytest.approx(4.302653 * sd / math.sqrt(3), rel=1e-5)  # t(0.975, 2)
     assert fc.fu_window_best(None, df, {}, payload_bytes=1460).mean == 3
     assert fc.fu_window_best(None, df, {}, payload_bytes=576).mean == 2
     assert fc.fu_window_loss32(None, df, {}, payload_bytes=576).mean == pytest.approx(50.0)
     with pytest.raises(SpecError):
         fc.fu_window_best(None, df, {}, payload_bytes=1024)
-    no_spread = fc.chain_relative_loss(Estimate(100, 0, 1, math.nan), Estimate(90, 0, 1, math.nan))
+    no_spread = fc.chain_relative_loss(pd.Series([100.0], index=[1]), pd.Series([90.0], index=[1]))
     assert no_spread.mean == pytest.approx(10.0) and math.isnan(no_spread.ci)
 
 
@@ -160,9 +163,11 @@ def test_variant_table_and_vegas_checks():
     df = pd.DataFrame(rows)
     t = fc.chain_variant_table(df)
     assert list(t["hops"]) == [4, 9, 16]
-    assert fc.fu_vegas_short_ratio(None, df, {}).mean == pytest.approx(291.5 / 301.5)
+    # paired by seed: the mean of the per-seed ratios (seeds 1 and 2)
+    short = fc.fu_vegas_short_ratio(None, df, {})
+    assert short.mean == pytest.approx((291 / 301 + 292 / 302) / 2) and short.n == 2
     d = fc.fu_vegas_long_deficit(None, df, {}).mean
-    assert d == pytest.approx(100 * ((1 - 171.5 / 201.5) + (1 - 151.5 / 181.5)) / 2)
+    assert d == pytest.approx(100 * ((1 - 171 / 201) + (1 - 172 / 202) + (1 - 151 / 181) + (1 - 152 / 182)) / 4)
     assert fc.fu_vegas_window_16(None, df, {}).mean == pytest.approx(3.1)
 
 

@@ -50,16 +50,18 @@ def test_scheme_names(row, scheme):
 
 
 def test_ratio_and_gain_by_hand():
-    r = fl.lred_ratio(Estimate(110.0, math.nan, 1, math.nan), Estimate(100.0, math.nan, 1, math.nan))
-    assert r.mean == pytest.approx(1.1) and math.isnan(r.ci)
-    a = Estimate(110.0, 2.0, 5, 2.0)
-    b = Estimate(100.0, 2.0, 5, 2.0)
-    r = fl.lred_ratio(a, b)
-    # delta method: se = 1.1 * sqrt((2/110)^2/5 + (2/100)^2/5)
-    se = 1.1 * math.sqrt((2 / 110) ** 2 / 5 + (2 / 100) ** 2 / 5)
-    assert r.ci == pytest.approx(2.776445 * se, rel=1e-5)
-    assert fl._gain_pct(a, b).mean == pytest.approx(10.0)
-    assert math.isnan(fl.lred_ratio(a, Estimate(0.0, 0.0, 5, 0.0)).mean)
+    r = fl.lred_ratio(pd.Series([110.0], index=[1]), pd.Series([100.0], index=[1]))
+    assert r.mean == pytest.approx(1.1) and math.isnan(r.ci) and r.n == 1
+    # paired by seed: per-seed ratios 1.1, 1.2, 1.0 (seed 4 only in the numerator: left out)
+    num = pd.Series([110.0, 240.0, 300.0, 50.0], index=[1, 2, 3, 4])
+    den = pd.Series([100.0, 200.0, 300.0], index=[1, 2, 3])
+    r = fl.lred_ratio(num, den)
+    assert r.mean == pytest.approx(1.1) and r.n == 3
+    # Student-t over the 3 per-seed ratios: sd 0.1, t(0.975, 2) = 4.302653
+    assert r.ci == pytest.approx(4.302653 * 0.1 / math.sqrt(3), rel=1e-5)
+    g = fl._gain_pct(num, den)
+    assert g.mean == pytest.approx(10.0) and g.ci == pytest.approx(100 * r.ci)
+    assert math.isnan(fl.lred_ratio(num, pd.Series([0.0], index=[1])).mean)
 
 
 def test_failed_attempts_and_windows_by_hand():
@@ -281,9 +283,10 @@ def _chain_row(h, seed, goodput, lred, trigger="below_min_th", wait="frozen_back
 def test_chain_gain_settings_cover_the_readings_and_the_sides_thresholds():
     from hoptcp.reproduce.lib import fu_lred_ranges as fr
 
-    # NewReno: 100 kb/s at seed 1, 200 at seed 2 (mean 150); the main sweep's four readings of the
-    # wait at 165, 150, 135 and 120 (gains +10, 0, -10, -20 %); the side's two threshold settings
-    # at seed 1 only, so each is compared with NewReno's seed 1 (100): +30 % and -50 %
+    # NewReno: 100 kb/s at seed 1, 200 at seed 2; the main sweep's four readings of the wait at
+    # 165, 150, 135 and 120 at both seeds: paired gains, mean of g/100 - 1 and g/200 - 1 (%):
+    # 0.75 g - 100 = +23.75, +12.5, +1.25, -10; the side's two threshold settings at seed 1 only,
+    # so each is compared with NewReno's seed 1 (100): +30 % and -50 %
     main = [_chain_row(20, s, 100.0 * s, False) for s in (1, 2)]
     for g, (wait, extra) in zip((165.0, 150.0, 135.0, 120.0), (("frozen_backoff", "exchange"), ("timer", "exchange"),
                                                                ("frozen_backoff", "data"), ("timer", "data"))):
@@ -298,7 +301,7 @@ def test_chain_gain_settings_cover_the_readings_and_the_sides_thresholds():
                         "frozen backoff, exchange"
     assert labels[4:] == ["min_th 0.1, max_th 1.5, max_p 0.5; frozen backoff, exchange",
                           "min_th 0.5, max_th 1.5, max_p 0.1; frozen backoff, exchange"]
-    assert [e.mean for _, e in got] == pytest.approx([10.0, 0.0, -10.0, -20.0, 30.0, -50.0])
+    assert [e.mean for _, e in got] == pytest.approx([23.75, 12.5, 1.25, -10.0, 30.0, -50.0])
     # a declared setting the runs lack is an error, never left out
     with pytest.raises(SpecError, match="no hop count"):
         fr.lred_chain_gain_settings(ctx, ctx.runs, {}, trigger="INFOCOM", flows=1, long=True, side="thresholds")

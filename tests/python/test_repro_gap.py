@@ -19,19 +19,22 @@ def test_chain_gains_per_hop_and_claim_extremes() -> None:
     t = g.gap_arm_table(runs)
     assert set(t["arm"]) == {"NewReno", "TCP-GAP", "TCP-AP (no gateway)"}
     gains = g._gains(runs).set_index("hops")["gain"]
-    assert gains[7] == pytest.approx(40.0) and gains[2] == pytest.approx(-10.0)
-    assert g._max_gain(runs, long=True).mean == pytest.approx(40.0)
-    assert g._max_gain(runs, long=False).mean == pytest.approx(-4.0)
+    # paired by seed: the mean of the per-seed gains, seeds at -10 and +10 around each mean
+    def paired(nr: float, gap: float) -> float:
+        return 100 * ((gap - 10) / (nr - 10) + (gap + 10) / (nr + 10)) / 2 - 100
+    assert gains[7] == pytest.approx(paired(300, 420)) and gains[2] == pytest.approx(paired(1000, 900))
+    assert g._max_gain(runs, long=True).mean == pytest.approx(paired(300, 420))
+    assert g._max_gain(runs, long=False).mean == pytest.approx(paired(500, 480))
     assert g._gain_table(runs).endswith("| 7 | 0 ± 0 | 0 ± 0 | 0 ± 0 | +40.0% |")
 
 
 def test_wired_bandwidth_and_http_tables() -> None:
-    bw = pd.DataFrame([{g.BW: b, g.GAP: on, g.GOODPUT: (1.2 if on and b > 5 else 1.0) * 1e6,
+    bw = pd.DataFrame([{g.BW: b, g.GAP: on, g.GOODPUT: (1.2 if on and b > 5 else 1.0) * 1e6, "seed": 1,
                         "fairness_jain": 0.99 if on else 0.7} for b in (2, 10, 100) for on in (False, True)])
     t = g.gap_bw_table(bw)
     assert list(t["gain"].round(6)) == [0.0, 20.0, 20.0]
     assert g._bw(bw, True)["nr_jain"].mean() == pytest.approx(0.7)
-    http = pd.DataFrame([{g.THINK: th, g.GAP: on, g.PAGE.format(0): 300.0 if on else 200.0,
+    http = pd.DataFrame([{g.THINK: th, g.GAP: on, "seed": 1, g.PAGE.format(0): 300.0 if on else 200.0,
                           g.PAGE.format(1): 300.0 if on else 100.0} for th in (0.5, 5.0) for on in (False, True)])
     h = g.gap_http_table(http)
     assert list(h["gain"]) == [100.0, 100.0]

@@ -60,7 +60,7 @@ def test_frame_columns_by_hand():
 
 
 def test_relative_change_by_hand():
-    e = ldm._ratio_pct(ldm.Estimate(110.0, math.nan, 1, math.nan), ldm.Estimate(100.0, math.nan, 1, math.nan))
+    e = ldm._ratio_pct(pd.Series([110.0], index=[1]), pd.Series([100.0], index=[1]))
     assert e.mean == pytest.approx(10.0)
 
 
@@ -124,10 +124,11 @@ def test_frame_readings_of_rts_collisions_loss_and_jain_by_hand():
 
 
 def _runs(rows):
-    """A hand-made run table: (scheme params, hops, goodput kb/s, cts timeouts, extra columns)."""
+    """A hand-made run table: (scheme params, hops, goodput kb/s, cts timeouts, extra columns); seed 1
+    unless the extra columns say otherwise."""
     out = []
     for params, hops, kbps, cts, extra in rows:
-        out.append({**params, ldm.HOPS: hops, ldm.GOODPUT: kbps * 1e3, "flow.0.goodput_bps": kbps * 1e3,
+        out.append({**params, "seed": 1, ldm.HOPS: hops, ldm.GOODPUT: kbps * 1e3, "flow.0.goodput_bps": kbps * 1e3,
                     "flow.0.avg_rtt_s": 0.1, "flow.0.packets_sent": 100, "flow.0.retransmissions": 1,
                     "node.0.cts_timeouts": cts, "node.0.cts_withheld": cts // 2, "node.0.drops_rts_retry": 0,
                     **extra})

@@ -16,7 +16,7 @@ from ...errors import SpecError
 from ...models import model
 from ...plotting import new_figure
 from ...results import per_id
-from ...stats import Estimate, mean_ci
+from ...stats import Estimate, mean_ci, paired_gain, paired_over_points, paired_values
 from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,19 +111,18 @@ def chain_best(runs: "pd.DataFrame", x: str = WIN, metric: str = GOODPUT) -> tup
     return t.at[i, x], float(t.at[i, "mean"]), t
 
 
-def chain_relative_loss(best: Estimate, other: Estimate) -> Estimate:
-    """100·(1 − other/best) with a delta-method 95% half-width (independent samples)."""
-    if best.mean <= 0:
-        return Estimate(math.nan, math.nan, 0, math.nan)
-    ratio = other.mean / best.mean
-    n = min(best.n, other.n)
-    if n < 2 or math.isnan(best.std) or math.isnan(other.std):
-        return Estimate(100 * (1 - ratio), math.nan, n, math.nan)
-    from scipy import stats
+def chain_relative_loss(best: "pd.Series", other: "pd.Series") -> Estimate:
+    """100·(1 − other/best) per seed (Series indexed by seed): mean and Student-t 95% half-width
+    over the seeds both have (:func:`hoptcp.stats.paired_gain`, ``kind = "loss_pct"``). The
+    windows (and variants) of a chain run the same seeds, so the comparison is paired; seeds in
+    one series only, or with ``best`` 0 or NaN, are left out."""
+    return paired_gain(best, other, "loss_pct")
 
-    var = ratio ** 2 * ((other.std / other.mean) ** 2 / other.n + (best.std / best.mean) ** 2 / best.n)
-    se = math.sqrt(var)
-    return Estimate(100 * (1 - ratio), 100 * float(stats.t.ppf(0.975, n - 1)) * se, n, 100 * se * math.sqrt(n))
+
+def _by_seed(runs: "pd.DataFrame", metric: str = GOODPUT) -> "pd.Series":
+    if "seed" not in runs.columns:
+        raise SpecError("no column 'seed' in the runs (the paired comparison aligns on it)")
+    return runs.set_index("seed")[metric]
 
 
 def chain_spearman(x: Sequence[float], y: Sequence[float]) -> float:
@@ -159,11 +158,12 @@ def fu_window_loss32(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, A
 
 
 def fu_window_loss(runs: "pd.DataFrame", window: int) -> Estimate:
-    """100·(1 − goodput(window)/goodput(best window)), means over seeds, delta-method CI."""
+    """100·(1 − goodput(window)/goodput(best window)) per seed, mean and Student-t CI over the
+    seeds (paired: every window runs the same seeds); the best window is the argmax of the mean."""
     w, _, _ = chain_best(runs)
-    best = mean_ci(runs.loc[runs[WIN] == w, GOODPUT])
-    other = mean_ci(runs.loc[runs[WIN] == window, GOODPUT])
-    if other.n == 0:
+    best = _by_seed(runs[runs[WIN] == w])
+    other = _by_seed(runs[runs[WIN] == window])
+    if other.dropna().empty:
         raise SpecError(f"no runs at {WIN} = {window}")
     return chain_relative_loss(best, other)
 
@@ -360,7 +360,9 @@ def window_column(runs: "pd.DataFrame") -> str:
 
 
 def chain_variant_table(runs: "pd.DataFrame") -> "pd.DataFrame":
-    """Per hop count: NewReno and Vegas mean goodput and window at MaxWin 32, and their ratio."""
+    """Per hop count: NewReno and Vegas mean goodput and window at MaxWin 32, Vegas/NewReno
+    (``ratio``: the mean of the per-seed ratios, ``ratio_est`` its Estimate) and Vegas's deficit
+    (``deficit``, 100·(1 − Vegas/NewReno)), both paired by seed (both variants run the same seeds)."""
     import pandas as pd
 
     win = window_column(runs)
@@ -371,10 +373,12 @@ def chain_variant_table(runs: "pd.DataFrame") -> "pd.DataFrame":
         nr, ve = g[g[VARIANT] == "newreno"], g[g[VARIANT] == "vegas"]
         if nr.empty or ve.empty:
             continue
-        a, b = mean_ci(nr[GOODPUT]), mean_ci(ve[GOODPUT])
-        rows.append({"hops": int(h), "newreno_bps": a.mean, "vegas_bps": b.mean, "ratio": b.mean / a.mean,
-                     "deficit": chain_relative_loss(a, b), "newreno_win": nr[win].mean(),
-                     "vegas_win": ve[win].mean()})
+        a, b = _by_seed(nr), _by_seed(ve)
+        ratio = paired_values(a, b, "ratio")
+        rows.append({"hops": int(h), "newreno_bps": float(a.mean()), "vegas_bps": float(b.mean()),
+                     "ratio": float(ratio.values.mean()) if ratio.n else math.nan, "ratio_est": ratio.estimate(),
+                     "ratio_seeds": ratio.values, "deficit": chain_relative_loss(a, b),
+                     "newreno_win": nr[win].mean(), "vegas_win": ve[win].mean()})
     if not rows:
         raise SpecError("no hop count has both NewReno and Vegas runs at MaxWin 32")
     return pd.DataFrame(rows)
@@ -382,18 +386,27 @@ def chain_variant_table(runs: "pd.DataFrame") -> "pd.DataFrame":
 
 @register("check")
 def fu_vegas_short_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Vegas/NewReno goodput ratio farthest from 1 over the short chains (h ≤ 6)."""
+    """Vegas/NewReno goodput ratio farthest from 1 over the short chains (h ≤ 6): per chain the
+    mean of the per-seed ratios (paired), the one farthest from 1; its CI by a bootstrap over
+    seeds (:func:`hoptcp.stats.paired_over_points`), n = seeds."""
     t = chain_variant_table(runs)
     t = t[t["hops"] <= 6]
     if t.empty:
         raise SpecError("no chains of 6 hops or fewer")
-    i = (t["ratio"] - 1).abs().idxmax()
-    return Estimate(float(t.at[i, "ratio"]), math.nan, len(t), math.nan)
+    return paired_over_points(list(t["ratio_seeds"]), _farthest_from_one)
+
+
+def _farthest_from_one(means: Any) -> float:
+    import numpy as np
+
+    return float(means[int(np.argmax(np.abs(means - 1)))])
 
 
 @register("check")
 def fu_vegas_long_deficit(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Mean over h ≥ 9 of Vegas's goodput deficit relative to NewReno, in %."""
+    """Mean over h ≥ 9 of Vegas's goodput deficit relative to NewReno, in %: per chain the deficit
+    paired by seed (:func:`chain_relative_loss`), the CI from the per-chain paired CIs with the
+    chains taken as independent."""
     t = chain_variant_table(runs)
     t = t[t["hops"] >= 9]
     if t.empty:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ...errors import SpecError
 from ...results import per_id
-from ...stats import Estimate, mean_ci
+from ...stats import Estimate, mean_ci, paired_gain
 from ..registry import register
 from .fu_chain import (
     FU_TABLE2,
@@ -160,7 +160,8 @@ def fu_wstar_values(ctx: "Context") -> dict[str, Any]:
 
 @register("values")
 def fu_vegas_values(ctx: "Context") -> dict[str, Any]:
-    """Vegas against NewReno per chain; what a clamped NewReno window costs; Vegas's equilibrium at 16 hops."""
+    """Vegas against NewReno per chain; what a clamped NewReno window costs; Vegas's equilibrium at 16 hops.
+    The comparisons are paired by seed (every variant and window runs the same seeds)."""
     runs = ctx.runs
     t = chain_variant_table(runs)
     nr = runs[(runs[VARIANT] == "newreno")]
@@ -168,11 +169,11 @@ def fu_vegas_values(ctx: "Context") -> dict[str, Any]:
             "NewReno MaxWin 3 vs unbounded | MaxWin 4 vs unbounded |", "|---|---|---|---|---|---|---|---|"]
     for r in t.itertuples(index=False):
         g = nr[nr[HOPS] == r.hops]
-        unb = g[g[WIN] == 32][GOODPUT].mean()
-        c3 = g[g[WIN] == 3][GOODPUT].mean() / unb - 1
-        c4 = g[g[WIN] == 4][GOODPUT].mean() / unb - 1
+        unb = g[g[WIN] == 32].set_index("seed")[GOODPUT]
+        c3 = paired_gain(unb, g[g[WIN] == 3].set_index("seed")[GOODPUT]).mean
+        c4 = paired_gain(unb, g[g[WIN] == 4].set_index("seed")[GOODPUT]).mean
         rows.append(f"| {r.hops} | {r.newreno_bps / 1e3:.0f} | {r.vegas_bps / 1e3:.0f} | {100 * (r.ratio - 1):+.1f}% | "
-                    f"{r.vegas_win:.1f} | {r.newreno_win:.1f} | {100 * c3:+.1f}% | {100 * c4:+.1f}% |")
+                    f"{r.vegas_win:.1f} | {r.newreno_win:.1f} | {c3:+.1f}% | {c4:+.1f}% |")
     out: dict[str, Any] = {"table": "\n".join(rows)}
     h = int(t["hops"].max())
     one = ctx.side("window-1").runs

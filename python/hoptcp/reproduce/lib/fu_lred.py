@@ -26,7 +26,7 @@ from ...errors import SpecError
 from ...models import model
 from ...plotting import new_figure
 from ...results import per_id
-from ...stats import Estimate, jain, mean_ci
+from ...stats import Estimate, jain, mean_ci, paired_gain
 from ..registry import register
 from .fu_chain import chain_best, chain_flow_to_end, chain_link_drop, chain_means, chain_spearman
 from .fu_network import Case, net_grid_flows, net_topology_case
@@ -130,26 +130,27 @@ def lred_with_scheme(runs: "pd.DataFrame") -> "pd.DataFrame":
     return df
 
 
-def lred_ratio(num: Estimate, den: Estimate) -> Estimate:
-    """num/den with a delta-method 95% half-width (independent samples)."""
-    if not den.mean or math.isnan(den.mean) or math.isnan(num.mean):
-        return _NAN
-    r = num.mean / den.mean
-    n = min(num.n, den.n)
-    if n < 2 or math.isnan(num.std) or math.isnan(den.std):
-        return Estimate(r, math.nan, n, math.nan)
-    from scipy import stats
-
-    rel = (num.std / num.mean) ** 2 / num.n if num.mean else 0.0
-    rel += (den.std / den.mean) ** 2 / den.n
-    se = abs(r) * math.sqrt(rel)
-    return Estimate(r, float(stats.t.ppf(0.975, n - 1)) * se, n, se * math.sqrt(n))
+def lred_ratio(num: "pd.Series", den: "pd.Series") -> Estimate:
+    """num/den paired by seed (Series indexed by seed, e.g. from :func:`lred_by_seed`): the mean
+    of the per-seed ratios and their Student-t 95% half-width (:func:`hoptcp.stats.paired_gain`;
+    seeds in one arm only, or with den 0 or NaN, are left out). Every arm of these entries runs
+    the same seeds (same seed = same random draws), so a ratio is a paired comparison."""
+    return paired_gain(den, num, "ratio")
 
 
-def _gain_pct(num: Estimate, den: Estimate) -> Estimate:
-    """100·(num/den − 1) with its CI."""
-    r = lred_ratio(num, den)
-    return Estimate(100 * (r.mean - 1), 100 * r.ci if r.ci == r.ci else r.ci, r.n, 100 * r.std)
+def _gain_pct(num: "pd.Series", den: "pd.Series") -> Estimate:
+    """100·(num/den − 1), paired by seed as :func:`lred_ratio`."""
+    return paired_gain(den, num, "pct")
+
+
+def lred_by_seed(df: "pd.DataFrame", col: str, what: str = "the runs") -> "pd.Series":
+    """The column ``col`` of the runs indexed by seed (the key the paired comparisons align on)."""
+    if df.empty:
+        raise SpecError(f"no runs for {what}")
+    for c in (col, "seed"):
+        if c not in df.columns:
+            raise SpecError(f"no column '{c}' in the runs ({what})")
+    return df.set_index("seed")[col]
 
 
 def _sel(df: "pd.DataFrame", scheme: str, **eq: Any) -> "pd.DataFrame":
@@ -248,7 +249,7 @@ CAL_TIE = 0.005
 def lred_calibration_table(runs: "pd.DataFrame", action: str = "mark") -> "pd.DataFrame":
     """One row per Link RED setting (min_th, max_th, max_p) with ``action``: goodput
     relative to NewReno without Link RED on each chain length (``ratio_<h>``, an
-    Estimate), their mean ``score``, the average window per chain (``win_<h>``) and the
+    Estimate paired by seed: :func:`lred_ratio`), their mean ``score``, the average window per chain (``win_<h>``) and the
     number of chains."""
     import pandas as pd
 
@@ -261,14 +262,14 @@ def lred_calibration_table(runs: "pd.DataFrame", action: str = "mark") -> "pd.Da
         raise SpecError(f"the calibration needs runs with mac.link_red.enabled = false and = true "
                         f"(action = {action!r})")
     hops = sorted(int(h) for h in df[HOPS].unique())
-    base = {h: mean_ci(off[off[HOPS] == h][GOODPUT]) for h in hops}
+    base = {h: off[off[HOPS] == h].set_index("seed")[GOODPUT] for h in hops}
     rows = []
     for key, g in on.groupby([MIN_TH, MAX_TH, MAX_P], sort=True):
         row: dict[str, Any] = dict(zip(("min_th", "max_th", "max_p"), (float(k) for k in key), strict=True))
         ratios = []
         for h in hops:
             gh = g[g[HOPS] == h]
-            r = lred_ratio(mean_ci(gh[GOODPUT]), base[h]) if len(gh) else _NAN
+            r = lred_ratio(gh.set_index("seed")[GOODPUT], base[h]) if len(gh) else _NAN
             row[f"ratio_{h}"] = r
             row[f"win_{h}"] = float(gh["flow.0.avg_cwnd"].mean()) if len(gh) else math.nan
             ratios.append(r.mean)
@@ -468,21 +469,22 @@ def lred_avg_window_of(scheme: str) -> Callable[..., Estimate]:
 
 def lred_drop_ratio_of(scheme: str) -> Callable[..., Estimate]:
     def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        return lred_ratio(_est(_scheme_runs(ctx, scheme), CONTENTION, scheme),
-                          _est(_scheme_runs(ctx, NR), CONTENTION, NR))
+        return lred_ratio(lred_by_seed(_scheme_runs(ctx, scheme), CONTENTION, scheme),
+                          lred_by_seed(_scheme_runs(ctx, NR), CONTENTION, NR))
 
-    check.__doc__ = f"Contention (MAC retry-limit) drops of {scheme} over NewReno's, both at MaxWin 32."
+    check.__doc__ = f"Contention (MAC retry-limit) drops of {scheme} over NewReno's, both at MaxWin 32 (paired by seed)."
     return check
 
 
 def lred_goodput_gain_low_of(scheme: str) -> Callable[..., Estimate]:
     def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        g = _gain_pct(_est(_scheme_runs(ctx, scheme), GOODPUT, scheme), _est(_scheme_runs(ctx, NR), GOODPUT, NR))
+        g = _gain_pct(lred_by_seed(_scheme_runs(ctx, scheme), GOODPUT, scheme),
+                      lred_by_seed(_scheme_runs(ctx, NR), GOODPUT, NR))
         up = g.mean + (g.ci if g.ci == g.ci else 0.0)
         return Estimate(up, math.nan, g.n, math.nan)
 
-    check.__doc__ = (f"Upper end of the 95% CI of {scheme}'s goodput gain over NewReno at MaxWin 32 (%): "
-                     "at least 0 means not significantly lower.")
+    check.__doc__ = (f"Upper end of the 95% CI of {scheme}'s goodput gain over NewReno at MaxWin 32 (%; paired "
+                     "by seed): at least 0 means not significantly lower.")
     return check
 
 
@@ -491,13 +493,13 @@ def lred_vs_best_fixed_of(scheme: str) -> Callable[..., Estimate]:
         df = lred_with_scheme(ctx.runs)
         nr = df[df["scheme"] == NR]
         w, _, _ = chain_best(nr)
-        best = mean_ci(nr[nr[WIN] == w][GOODPUT])
-        g = _gain_pct(_est(_scheme_runs(ctx, scheme), GOODPUT, scheme), best)
+        best = lred_by_seed(nr[nr[WIN] == w], GOODPUT, f"NewReno at MaxWin {w}")
+        g = _gain_pct(lred_by_seed(_scheme_runs(ctx, scheme), GOODPUT, scheme), best)
         up = g.mean + (g.ci if g.ci == g.ci else 0.0)
         return Estimate(up, math.nan, g.n, math.nan)
 
     check.__doc__ = (f"Upper end of the 95% CI of {scheme}'s goodput (MaxWin 32) relative to NewReno at its best "
-                     "fixed MaxWin (%): at least 0 means as good within the CI.")
+                     "fixed MaxWin (%; paired by seed): at least 0 means as good within the CI.")
     return check
 
 
@@ -585,17 +587,18 @@ def lred_window_figure(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts
 # fu-pacing: adaptive pacing alone (TR Fig. 9 / INFOCOM Fig. 8)
 # --------------------------------------------------------------------------------------
 
-def _pacing_vs_nr(ctx: "Context", scheme: str, window: int, metric: str) -> tuple[Estimate, Estimate]:
+def _pacing_vs_nr(ctx: "Context", scheme: str, window: int, metric: str) -> tuple["pd.Series", "pd.Series"]:
+    """``metric`` of ``scheme`` and of NewReno at MaxWin ``window``, each indexed by seed."""
     df = lred_with_scheme(ctx.runs)
     a, b = _sel(df, scheme, win=window), _sel(df, NR, win=window)
-    return _est(a, metric, f"{scheme} at MaxWin {window}"), _est(b, metric, f"NewReno at MaxWin {window}")
+    return lred_by_seed(a, metric, f"{scheme} at MaxWin {window}"), lred_by_seed(b, metric, f"NewReno at MaxWin {window}")
 
 
 def lred_pacing_gain_of(scheme: str, window: int) -> Callable[..., Estimate]:
     def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
         return _gain_pct(*_pacing_vs_nr(ctx, scheme, window, GOODPUT))
 
-    check.__doc__ = f"Goodput gain of {scheme} over NewReno at MaxWin {window} (%)."
+    check.__doc__ = f"Goodput gain of {scheme} over NewReno at MaxWin {window} (%; paired by seed)."
     return check
 
 
@@ -603,7 +606,7 @@ def lred_pacing_rtt_ratio_of(scheme: str, window: int) -> Callable[..., Estimate
     def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
         return lred_ratio(*_pacing_vs_nr(ctx, scheme, window, "flow.0.avg_rtt_s"))
 
-    check.__doc__ = f"Average RTT of {scheme} over NewReno's at MaxWin {window}."
+    check.__doc__ = f"Average RTT of {scheme} over NewReno's at MaxWin {window} (paired by seed)."
     return check
 
 
@@ -612,7 +615,9 @@ def lred_pacing_drop_ratio_of(scheme: str) -> Callable[..., Estimate]:
         """Contention drops per delivered packet of a pacing scheme over NewReno's at the
         same average window: NewReno's drops per packet interpolated (linearly in the
         average window) at each MaxWin's average window of the scheme, for MaxWin ≥ 4;
-        the mean ratio over those points."""
+        the mean ratio over those points. Not paired by seed: the reference is NewReno's mean
+        curve interpolated between MaxWins, not a run of the same seed; the CI is over the
+        scheme's MaxWins."""
         df = lred_with_scheme(ctx.runs)
         df = df.assign(dpp=df[CONTENTION] / df["flow.0.packets_delivered"].clip(lower=1))
         nr = chain_means(df[df["scheme"] == NR], WIN, "dpp")
@@ -744,7 +749,7 @@ def lred_pacing_readings_figure(ctx: "Context", claims: Mapping[str, "ClaimResul
 def _readings_rows(df: "pd.DataFrame", group: str | None, label: Callable[[Any], str],
                    rtt: str | None) -> list[str]:
     """Markdown rows: per group value and pacing scheme, goodput (kb/s, 95% CI), its gain
-    over NewReno in the same group (%), Jain's index and (optionally) the RTT ratio."""
+    over NewReno in the same group (%, paired by seed), Jain's index and (optionally) the RTT ratio."""
     rows = []
     groups = [None] if group is None else sorted(df[group].unique(), key=str)
     for g in groups:
@@ -755,9 +760,9 @@ def _readings_rows(df: "pd.DataFrame", group: str | None, label: Callable[[Any],
         for sc in [NR, *sorted(x for x in d["scheme"].unique() if x != NR)]:
             a = d[d["scheme"] == sc]
             k = mean_ci(a[GOODPUT] / 1e3)
-            gain = _gain_pct(mean_ci(a[GOODPUT]), mean_ci(nr[GOODPUT]))
+            gain = _gain_pct(a.set_index("seed")[GOODPUT], nr.set_index("seed")[GOODPUT])
             fair = mean_ci(_fairness(a))
-            r = lred_ratio(mean_ci(a[rtt]), mean_ci(nr[rtt])) if rtt and rtt in a.columns else _NAN
+            r = lred_ratio(a.set_index("seed")[rtt], nr.set_index("seed")[rtt]) if rtt and rtt in a.columns else _NAN
             ci = "" if k.ci != k.ci else f" ± {k.ci:.1f}"
             gci = "" if gain.ci != gain.ci else f" ± {gain.ci:.1f}"
             rows.append(f"| {label(g)} | {sc} | {k.mean:.1f}{ci} | {'—' if sc == NR else f'{gain.mean:+.1f}{gci}'} | "
@@ -874,8 +879,8 @@ def lred_readings_tables(ctx: "Context") -> dict[str, Any]:
 # --------------------------------------------------------------------------------------
 
 def lred_chain_gains(runs: "pd.DataFrame", scheme: str, flows: int) -> "pd.DataFrame":
-    """Per hop count: goodput gain (%) of ``scheme`` over NewReno with ``flows`` flows,
-    and both schemes' average window per flow."""
+    """Per hop count: goodput gain (%) of ``scheme`` over NewReno with ``flows`` flows (paired
+    by seed: :func:`_gain_pct`), and both schemes' average window per flow."""
     import pandas as pd
 
     df = lred_with_scheme(runs)
@@ -891,7 +896,7 @@ def lred_chain_gains(runs: "pd.DataFrame", scheme: str, flows: int) -> "pd.DataF
             continue
         wa = mean_ci([lred_sum_windows(r) / flows for r in a.to_dict("records")])
         wb = mean_ci([lred_sum_windows(r) / flows for r in b.to_dict("records")])
-        rows.append({"hops": h, "gain": _gain_pct(mean_ci(a[GOODPUT]), mean_ci(b[GOODPUT])),
+        rows.append({"hops": h, "gain": _gain_pct(a.set_index("seed")[GOODPUT], b.set_index("seed")[GOODPUT]),
                      "win": wa, "win_nr": wb, "kbps": mean_ci(a[GOODPUT] / 1e3), "kbps_nr": mean_ci(b[GOODPUT] / 1e3)})
     if not rows:
         raise SpecError(f"no hop count with both {scheme} and NewReno runs ({flows} flows)")
@@ -913,7 +918,8 @@ def lred_chain_gain_of(scheme: str, flows: int, long: bool) -> Callable[..., Est
         return _pooled(list(t["gain"]))
 
     check.__doc__ = (f"Mean goodput gain (%) of {scheme} over NewReno, {flows} flow(s), chains of "
-                     f"{'more than' if long else 'at most'} 15 hops.")
+                     f"{'more than' if long else 'at most'} 15 hops: the mean over chains of the per-chain gains "
+                     "paired by seed; CI from the per-chain paired CIs, the chains taken as independent.")
     return check
 
 
@@ -1072,16 +1078,21 @@ def lred_topo_check(case: str, scheme: str, what: str) -> Callable[..., Estimate
         if what == "fairness":
             return mean_ci(_fairness(d))
         if what == "gain":
-            return _gain_pct(mean_ci(d[GOODPUT]), mean_ci(_case(lred_with_scheme(ctx.runs), case, NR)[GOODPUT]))
+            nr = _case(lred_with_scheme(ctx.runs), case, NR)
+            return _gain_pct(lred_by_seed(d, GOODPUT, f"{scheme} on {case}"),
+                             lred_by_seed(nr, GOODPUT, f"NewReno on {case}"))
         if what == "fairgain":
-            a, b = mean_ci(_fairness(d)), mean_ci(_fairness(_case(lred_with_scheme(ctx.runs), case, NR)))
-            ci = math.hypot(a.ci, b.ci) if a.ci == a.ci and b.ci == b.ci else math.nan
-            return Estimate(a.mean - b.mean, ci, min(a.n, b.n), math.nan)
+            import pandas as pd
+
+            nr = _case(lred_with_scheme(ctx.runs), case, NR)
+            a = pd.Series(_fairness(d), index=lred_by_seed(d, GOODPUT, f"{scheme} on {case}").index, dtype=float)
+            b = pd.Series(_fairness(nr), index=lred_by_seed(nr, GOODPUT, f"NewReno on {case}").index, dtype=float)
+            return paired_gain(b, a, "diff")
         raise SpecError(f"lred_topo_check: unknown quantity {what!r}")
 
     check.__doc__ = {"kbps": "Aggregate goodput (kb/s)", "fairness": "Jain's index over the flows' goodputs",
-                     "gain": "Aggregate goodput gain over NewReno (%)",
-                     "fairgain": "Jain's index minus NewReno's"}[what] + f" of {scheme} on {case}."
+                     "gain": "Aggregate goodput gain over NewReno (%, paired by seed)",
+                     "fairgain": "Jain's index minus NewReno's (paired by seed)"}[what] + f" of {scheme} on {case}."
     return check
 
 
@@ -1341,22 +1352,33 @@ def lred_varsize_table(ctx: "Context") -> "pd.DataFrame":
 
 @register("check")
 def lred_varsize_loss(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Goodput lost at MaxWin 32 against the best MaxWin (%), both flows together."""
+    """Goodput lost at MaxWin 32 (the largest) against the best MaxWin (%), both flows together:
+    100·(1 − goodput(32)/goodput(best)) per seed (every MaxWin runs the same seeds), mean and
+    Student-t CI over seeds; the best MaxWin is the one of the largest mean goodput."""
     t = lred_varsize_table(ctx)
-    best = max(t["goodput"], key=lambda e: e.mean)
-    last = t.iloc[-1]["goodput"]
-    r = lred_ratio(last, best)
-    return Estimate(100 * (1 - r.mean), 100 * r.ci if r.ci == r.ci else r.ci, r.n, math.nan)
+    i = max(range(len(t)), key=lambda k: t.iloc[k]["goodput"].mean)
+    runs = ctx.runs
+    best = lred_by_seed(runs[runs[WIN] == t.iloc[i]["win"]], GOODPUT, "the best MaxWin")
+    last = lred_by_seed(runs[runs[WIN] == t.iloc[-1]["win"]], GOODPUT, "the largest MaxWin")
+    return paired_gain(best, last, "loss_pct")
 
 
 @register("check")
 def lred_varsize_overshoot(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Average byte window at MaxWin 32 over the byte window W* of the best MaxWin."""
+    """Average byte window at MaxWin 32 (the largest) over the byte window W* of the best MaxWin:
+    the ratio per seed (every MaxWin runs the same seeds), mean and Student-t CI over seeds."""
     t = lred_varsize_table(ctx)
     i = max(range(len(t)), key=lambda k: t.iloc[k]["goodput"].mean)
-    wstar = t.iloc[i]["avg_bytes"].mean
-    e = t.iloc[-1]["avg_bytes"]
-    return Estimate(e.mean / wstar, e.ci / wstar if e.ci == e.ci else e.ci, e.n, math.nan)
+    sizes = _sizes(ctx)
+
+    def windows(w: Any) -> "pd.Series":
+        import pandas as pd
+
+        g = ctx.runs[ctx.runs[WIN] == w]
+        seeds = lred_by_seed(g, GOODPUT, f"MaxWin {w}").index
+        return pd.Series([lred_byte_window(r, sizes) for r in g.to_dict("records")], index=seeds, dtype=float)
+
+    return paired_gain(windows(t.iloc[i]["win"]), windows(t.iloc[-1]["win"]), "ratio")
 
 
 def lred_varsize_best(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
@@ -1425,14 +1447,15 @@ def _udp_curve(runs: "pd.DataFrame") -> "pd.DataFrame":
 
 @register("check")
 def lred_udp_peak_drop(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Delivered CBR throughput at the largest offered load below its peak (% of the peak)."""
+    """Delivered CBR throughput at the largest offered load below its peak (% of the peak):
+    100·(1 − goodput(largest load)/goodput(load of the peak mean)) per seed (every load runs the
+    same seeds), mean and Student-t CI over seeds."""
     u = _udp_curve(ctx.runs)
     t = chain_means(u, RATE, GOODPUT)
     i = int(t["mean"].idxmax())
-    peak = mean_ci(u[u[RATE] == t.at[i, RATE]][GOODPUT])
-    last = mean_ci(u[u[RATE] == t[RATE].max()][GOODPUT])
-    r = lred_ratio(last, peak)
-    return Estimate(100 * (1 - r.mean), 100 * r.ci if r.ci == r.ci else r.ci, r.n, math.nan)
+    peak = lred_by_seed(u[u[RATE] == t.at[i, RATE]], GOODPUT, "the peak load")
+    last = lred_by_seed(u[u[RATE] == t[RATE].max()], GOODPUT, "the largest load")
+    return paired_gain(peak, last, "loss_pct")
 
 
 @register("check")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...results import id_table, per_id
-from ...stats import Estimate, mean_ci
+from ...stats import Estimate, mean_ci, paired_gain
 from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -265,7 +265,8 @@ def net_loss_pct(case: str, runs: "pd.DataFrame") -> Estimate:
 
     Paired by seed (same seed = same random topology and flows): per seed the ratio of
     the goodput at the largest MaxWin to the goodput at the best window (best on the
-    mean curve); mean and CI over seeds.
+    mean curve); mean and CI over seeds (:func:`hoptcp.stats.paired_gain`; a seed missing at
+    either window, or with nothing at the best, is left out).
     """
     df = _case_runs(runs, case)
     ws = _windows(df)
@@ -274,8 +275,7 @@ def net_loss_pct(case: str, runs: "pd.DataFrame") -> Estimate:
         return _NAN
     at_best = df[df["tcp.max_window"] == w].set_index("seed")["kbps"]
     at_max = df[df["tcp.max_window"] == ws[-1]].set_index("seed")["kbps"]
-    both = at_best.to_frame("best").join(at_max.to_frame("max"), how="inner")
-    return mean_ci(100.0 * (1.0 - both["max"] / both["best"]))
+    return paired_gain(at_best, at_max, "loss_pct")
 
 
 _CASE_CHECKS: dict[str, Callable[[str, "pd.DataFrame"], Estimate]] = {

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ...errors import SpecError
 from ...plotting import new_figure
-from ...stats import Estimate, mean_ci
+from ...stats import Estimate, mean_ci, paired_gain, paired_over_points, paired_values
 from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,29 +81,46 @@ def gap_arm_table(runs: "pd.DataFrame") -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
+def _by_seed(runs: "pd.DataFrame", metric: str = GOODPUT) -> "pd.Series":
+    if "seed" not in runs.columns:
+        raise SpecError("no column 'seed' in the runs (the paired comparison aligns on it)")
+    return runs.set_index("seed")[metric]
+
+
 def _gains(runs: "pd.DataFrame") -> "pd.DataFrame":
-    """Per hop count: TCP-GAP's goodput relative to NewReno's, in % (positive: TCP-GAP ahead)."""
+    """Per hop count: TCP-GAP's goodput relative to NewReno's, in % (positive: TCP-GAP ahead),
+    paired by seed (both arms run the same seeds): ``gain`` the mean of the per-seed gains,
+    ``gain_est`` its Estimate, ``gain_seeds`` the per-seed gains; ``newreno`` and ``gap`` the
+    arms' mean goodputs."""
     import pandas as pd
 
-    t = gap_arm_table(runs)
+    if runs.empty:
+        raise SpecError("no runs")
+    runs = runs.copy()  # one block per dtype (the callers concatenate sweeps of other columns)
+    r = runs.assign(arm=runs.apply(_arm, axis=1))
     rows = []
-    for h, g in t.groupby("hops", sort=True):
+    for h, g in r.groupby(HOPS, sort=True):
         nr, gp = g[g["arm"] == "NewReno"], g[g["arm"] == "TCP-GAP"]
         if nr.empty or gp.empty:
             continue
-        rows.append({"hops": int(h), "newreno": float(nr["mean"].iloc[0]), "gap": float(gp["mean"].iloc[0]),
-                     "gain": 100 * (float(gp["mean"].iloc[0]) / float(nr["mean"].iloc[0]) - 1)})
+        pv = paired_values(_by_seed(nr), _by_seed(gp), "pct")
+        rows.append({"hops": int(h), "newreno": float(nr[GOODPUT].mean()), "gap": float(gp[GOODPUT].mean()),
+                     "gain": float(pv.values.mean()) if pv.n else math.nan, "gain_est": pv.estimate(),
+                     "gain_seeds": pv.values})
     if not rows:
         raise SpecError("no hop count has both NewReno and TCP-GAP runs")
     return pd.DataFrame(rows)
 
 
-def _max_gain(runs: "pd.DataFrame", long: bool) -> Estimate:
+def _max_gain(runs: "pd.DataFrame", long: bool, reduce: str = "max") -> Estimate:
+    """The largest (``reduce = "absmax"``: largest absolute) per-hop gain paired by seed over
+    the chains h ≥ 4 (``long``) or h < 4, with its bootstrap CI over seeds
+    (:func:`hoptcp.stats.paired_over_points`); n = seeds."""
     g = _gains(runs)
     g = g[g["hops"] >= 4] if long else g[g["hops"] < 4]
     if g.empty:
         raise SpecError(f"no chains with {'h >= 4' if long else 'h < 4'}")
-    return Estimate(float(g["gain"].max()), math.nan, len(g), math.nan)
+    return paired_over_points(list(g["gain_seeds"]), reduce)
 
 
 @register("check")
@@ -126,12 +143,9 @@ def gap_chain_up_short(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str,
 
 @register("check")
 def gap_chain_down_short_dev(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Largest |TCP-GAP/NewReno − 1| for h < 4, wired to wireless (%)."""
-    g = _gains(ctx.side(DOWNLINK).runs)
-    g = g[g["hops"] < 4]
-    if g.empty:
-        raise SpecError("no chains with h < 4")
-    return Estimate(float(g["gain"].abs().max()), math.nan, len(g), math.nan)
+    """Largest |TCP-GAP/NewReno − 1| for h < 4, wired to wireless (%; per chain paired by seed,
+    bootstrap CI over seeds)."""
+    return _max_gain(ctx.side(DOWNLINK).runs, long=False, reduce="absmax")
 
 
 @register("evidence")
@@ -342,8 +356,22 @@ def _par(ctx: "Context", mix: str, arm: str, metric: str) -> Estimate:
     return mean_ci(sel[metric])
 
 
-def _ratio(a: Estimate, b: Estimate) -> Estimate:
-    return Estimate(a.mean / b.mean if b.mean else math.nan, math.nan, min(a.n, b.n), math.nan)
+def _par_seeds(ctx: "Context", mix: str, arm: str, metric: str) -> "pd.Series":
+    """``metric`` of the runs of ``arm`` in the direction mixes starting with ``mix``, indexed by
+    (mix, seed): the key that pairs two arms' runs."""
+    runs = gap_parallel_runs(ctx)
+    sel = runs[runs["mix"].str.startswith(mix) & (runs["arm"] == arm)]
+    if sel.empty:
+        raise SpecError(f"no runs of {arm} for {mix}")
+    if "seed" not in sel.columns:
+        raise SpecError("no column 'seed' in the runs (the paired comparison aligns on it)")
+    return sel.set_index(["mix", "seed"])[metric]
+
+
+def _ratio(a: "pd.Series", b: "pd.Series") -> Estimate:
+    """a/b paired by direction mix and seed (Series from :func:`_par_seeds`; every arm runs the
+    same seeds): mean of the per-seed ratios and their Student-t 95% half-width."""
+    return paired_gain(b, a, "ratio")
 
 
 @register("check")
@@ -368,12 +396,14 @@ def gap_par_down_jain_newreno(ctx: "Context", runs: "pd.DataFrame", point: Mappi
 
 @register("check")
 def gap_par_up_aggregate_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _ratio(_par(ctx, "wireless", "TCP-GAP", GOODPUT), _par(ctx, "wireless", "NewReno", GOODPUT))
+    """Aggregate goodput of TCP-GAP over NewReno's, wireless to wired (paired by seed)."""
+    return _ratio(_par_seeds(ctx, "wireless", "TCP-GAP", GOODPUT), _par_seeds(ctx, "wireless", "NewReno", GOODPUT))
 
 
 @register("check")
 def gap_par_down_aggregate_ratio(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _ratio(_par(ctx, "wired", "TCP-GAP", GOODPUT), _par(ctx, "wired", "NewReno", GOODPUT))
+    """Aggregate goodput of TCP-GAP over NewReno's, wired to wireless (paired by seed)."""
+    return _ratio(_par_seeds(ctx, "wired", "TCP-GAP", GOODPUT), _par_seeds(ctx, "wired", "NewReno", GOODPUT))
 
 
 @register("check")
@@ -383,15 +413,17 @@ def gap_par_oncoming_jain_control(ctx: "Context", runs: "pd.DataFrame", point: M
 
 @register("check")
 def gap_par_oncoming_control_cost(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    return _ratio(_par(ctx, "oncoming", "TCP-GAP + Goodput Control", GOODPUT),
-                  _par(ctx, "oncoming", "TCP-GAP", GOODPUT))
+    """Aggregate goodput of TCP-GAP with Goodput Control over TCP-GAP's, oncoming flows (paired by seed)."""
+    return _ratio(_par_seeds(ctx, "oncoming", "TCP-GAP + Goodput Control", GOODPUT),
+                  _par_seeds(ctx, "oncoming", "TCP-GAP", GOODPUT))
 
 
 @register("check")
 def gap_par_oncoming_jain_gain(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Jain's index of TCP-GAP without Goodput Control minus NewReno's, oncoming flows."""
-    a, b = _par(ctx, "oncoming", "TCP-GAP", "fairness_jain"), _par(ctx, "oncoming", "NewReno", "fairness_jain")
-    return Estimate(a.mean - b.mean, math.nan, min(a.n, b.n), math.nan)
+    """Jain's index of TCP-GAP without Goodput Control minus NewReno's, oncoming flows: the
+    per-seed difference (paired), mean and Student-t CI over seeds."""
+    return paired_gain(_par_seeds(ctx, "oncoming", "NewReno", "fairness_jain"),
+                       _par_seeds(ctx, "oncoming", "TCP-GAP", "fairness_jain"), "diff")
 
 
 @register("values")
@@ -506,7 +538,9 @@ BW = "wired.bandwidth_mbps"
 
 
 def gap_bw_table(runs: "pd.DataFrame") -> "pd.DataFrame":
-    """Per wired bandwidth: NewReno's and TCP-GAP's mean aggregate goodput and Jain's index."""
+    """Per wired bandwidth: NewReno's and TCP-GAP's mean aggregate goodput and Jain's index, and
+    TCP-GAP's gain over NewReno (%) paired by seed (``gain``: mean of the per-seed gains,
+    ``gain_seeds``: the per-seed gains)."""
     import pandas as pd
 
     rows = []
@@ -514,12 +548,13 @@ def gap_bw_table(runs: "pd.DataFrame") -> "pd.DataFrame":
         nr, gp = g[~g[GAP].astype(bool)], g[g[GAP].astype(bool)]
         if nr.empty or gp.empty:
             continue
+        pv = paired_values(_by_seed(nr), _by_seed(gp), "pct")
         rows.append({"bw": float(bw), "nr": float(nr[GOODPUT].mean()), "gap": float(gp[GOODPUT].mean()),
-                     "nr_jain": float(nr["fairness_jain"].mean()), "gap_jain": float(gp["fairness_jain"].mean())})
+                     "nr_jain": float(nr["fairness_jain"].mean()), "gap_jain": float(gp["fairness_jain"].mean()),
+                     "gain": float(pv.values.mean()) if pv.n else math.nan, "gain_seeds": pv.values})
     if not rows:
         raise SpecError("no wired bandwidth has both NewReno and TCP-GAP runs")
-    t = pd.DataFrame(rows)
-    return t.assign(gain=100 * (t["gap"] / t["nr"] - 1))
+    return pd.DataFrame(rows)
 
 
 def _bw(runs: "pd.DataFrame", high: bool) -> "pd.DataFrame":
@@ -532,14 +567,18 @@ def _bw(runs: "pd.DataFrame", high: bool) -> "pd.DataFrame":
 
 @register("check")
 def gap_bw_gain_high(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """TCP-GAP's aggregate goodput gain over NewReno above 5 Mb/s (%): per bandwidth paired by
+    seed, the mean over bandwidths; bootstrap CI over seeds, n = seeds."""
     t = _bw(runs, True)
-    return Estimate(float(t["gain"].mean()), math.nan, len(t), math.nan)
+    return paired_over_points(list(t["gain_seeds"]), "mean")
 
 
 @register("check")
 def gap_bw_dev_low(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """Largest |TCP-GAP/NewReno − 1| up to 5 Mb/s (%): per bandwidth paired by seed; bootstrap CI
+    over seeds, n = seeds."""
     t = _bw(runs, False)
-    return Estimate(float(t["gain"].abs().max()), math.nan, len(t), math.nan)
+    return paired_over_points(list(t["gain_seeds"]), "absmax")
 
 
 @register("check")
@@ -608,12 +647,16 @@ PAGE = "flow.{}.http.mean_page_goodput_bps"
 
 def gap_http_table(runs: "pd.DataFrame") -> "pd.DataFrame":
     """Per mean pause time: each arm's aggregate averaged goodput (the sum over flows of their
-    mean per-page goodput, §5.3.1) and Jain's index over the flows' averaged goodput."""
+    mean per-page goodput, §5.3.1) and Jain's index over the flows' averaged goodput; TCP-GAP's
+    gain over NewReno (%) paired by seed (``gain``: the mean of the per-seed gains of the run's
+    sum over flows of the mean per-page goodput, ``gain_seeds``: those gains; a run with a flow
+    that completed no page has no sum and its seed is left out)."""
     import pandas as pd
 
     rows = []
     for think, g in runs.groupby(THINK, sort=True):
         row: dict[str, Any] = {"think": float(think)}
+        per_seed: dict[str, "pd.Series"] = {}
         for on, name in ((False, "nr"), (True, "gap")):
             x = g[g[GAP].astype(bool) == on]
             if x.empty:
@@ -622,18 +665,23 @@ def gap_http_table(runs: "pd.DataFrame") -> "pd.DataFrame":
             total = sum(per_flow)
             row[name] = total
             row[f"{name}_jain"] = total ** 2 / (2 * sum(v * v for v in per_flow)) if total > 0 else math.nan
+            per_seed[name] = _by_seed(x.assign(_sum=x[PAGE.format(0)] + x[PAGE.format(1)]), "_sum")
         else:
+            pv = paired_values(per_seed["nr"], per_seed["gap"], "pct")
+            row["gain"] = float(pv.values.mean()) if pv.n else math.nan
+            row["gain_seeds"] = pv.values
             rows.append(row)
     if not rows:
         raise SpecError("no pause time has both NewReno and TCP-GAP runs")
-    t = pd.DataFrame(rows)
-    return t.assign(gain=100 * (t["gap"] / t["nr"] - 1))
+    return pd.DataFrame(rows)
 
 
 @register("check")
 def gap_http_gain_max(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
+    """Largest aggregate averaged goodput gain of TCP-GAP over NewReno over the pause times (%): per
+    pause time paired by seed, the largest; bootstrap CI over seeds, n = seeds."""
     t = gap_http_table(runs)
-    return Estimate(float(t["gain"].max()), math.nan, len(t), math.nan)
+    return paired_over_points(list(t["gain_seeds"]), "max")
 
 
 @register("check")
@@ -652,7 +700,8 @@ def gap_http_gap_trend(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str,
 
 @register("check")
 def gap_http_jain_margin(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Smallest (Jain TCP-GAP − Jain NewReno) over the pause times."""
+    """Smallest (Jain TCP-GAP − Jain NewReno) over the pause times. Not paired by seed: each
+    Jain's index is taken over the flows' goodputs averaged over the seeds, not per run."""
     t = gap_http_table(runs)
     return Estimate(float((t["gap_jain"] - t["nr_jain"]).min()), math.nan, len(t), math.nan)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ...errors import SpecError
 from ...plotting import new_figure
-from ...stats import Estimate, mean_ci
+from ...stats import Estimate, mean_ci, paired_gain
 from ..registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,10 +108,19 @@ def _point_of(runs: "pd.DataFrame", ctx: "Context", where: Mapping[str, Any]) ->
 def _per_run(ctx: "Context", runs: "pd.DataFrame", where: Mapping[str, Any],
              f: Callable[["pd.DataFrame", Mapping[str, Any]], float]) -> Estimate:
     """Mean and CI over seeds of ``f(series, point)`` at the point ``where``."""
+    return mean_ci(_per_seed(ctx, runs, where, f))
+
+
+def _per_seed(ctx: "Context", runs: "pd.DataFrame", where: Mapping[str, Any],
+              f: Callable[["pd.DataFrame", Mapping[str, Any]], float]) -> "pd.Series":
+    """``f(series, point)`` of each run at the point ``where``, indexed by seed."""
+    import pandas as pd
+
     if _is_ns2(runs):
         raise SpecError("needs hoptcp's per-second series")
     point, sel = _point_of(runs, ctx, where)
-    return mean_ci([f(jiang_series(ctx, point, int(s)), point) for s in sel["seed"]])
+    seeds = [int(s) for s in sel["seed"]]
+    return pd.Series([f(jiang_series(ctx, point, s), point) for s in seeds], index=seeds, dtype=float)
 
 
 def _longest_zero_run(pkts: Sequence[float], skip: int = 1) -> int:
@@ -151,8 +160,11 @@ def _with_received(ctx: "Context", sel: "pd.DataFrame", point: Mapping[str, Any]
 
 
 def _received_at(ctx: "Context", runs: "pd.DataFrame", where: Mapping[str, Any]) -> "pd.Series":
+    """Packets received by flow 0 in each run at the point ``where``, indexed by seed."""
     p, sel = _point_of(runs, ctx, where)
-    return _with_received(ctx, sel, p)[RECEIVED]
+    if "seed" not in sel.columns:
+        raise SpecError("no column 'seed' in the runs (the paired comparison aligns on it)")
+    return _with_received(ctx, sel, p).set_index("seed")[RECEIVED]
 
 
 def _metric_at(metric: str, where: Mapping[str, Any], scale: float = 1.0) -> Callable[..., Estimate]:
@@ -358,13 +370,12 @@ def jiang_zero_seconds_3h_w4(ctx: "Context", runs: "pd.DataFrame", point: Mappin
 
 @register("check")
 def jiang_cv_ratio_3h(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-    """Coefficient of variation of the per-second throughput, 3 hops: W = 16 over W = 4."""
-    def cv(w: int) -> Estimate:
-        return _per_run(ctx, runs, {HOPS: 3, WIN: w}, lambda s, p: _cv(_pkts_per_s(s, 0, _payload(ctx, p))))
-    a, b = cv(16), cv(4)
-    if not b.mean > 0:
-        return Estimate(math.nan, math.nan, 0, math.nan)
-    return Estimate(a.mean / b.mean, math.nan, min(a.n, b.n), math.nan)
+    """Coefficient of variation of the per-second throughput, 3 hops: W = 16 over W = 4, per seed
+    (both windows run the same seeds), mean and Student-t CI over the seeds (a seed whose CV at
+    W = 4 is 0 or undefined is left out)."""
+    def cv(w: int) -> "pd.Series":
+        return _per_seed(ctx, runs, {HOPS: 3, WIN: w}, lambda s, p: _cv(_pkts_per_s(s, 0, _payload(ctx, p))))
+    return paired_gain(cv(4), cv(16), "ratio")
 
 
 @register("values")
@@ -426,20 +437,14 @@ def jiang_fig2(ctx: "Context", claims: Mapping[str, "ClaimResult"], opts: Mappin
 # --- jiang-retry (Fig. 4, §5.2) -----------------------------------------------------------
 
 def _gain(where: Mapping[str, Any]) -> Callable[..., Estimate]:
-    """100·(received at 14/10 / received at 7/4 − 1), delta-method CI."""
+    """100·(received at 14/10 / received at 7/4 − 1) per seed (both retry limits run the same
+    seeds), mean and Student-t CI over the seeds (:func:`hoptcp.stats.paired_gain`; a seed with
+    nothing received at 7/4 is left out)."""
     def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        a = mean_ci(_received_at(ctx, runs, {**where, SRL: 7}))
-        b = mean_ci(_received_at(ctx, runs, {**where, SRL: 14}))
-        if not a.mean > 0:
-            return Estimate(math.nan, math.nan, 0, math.nan)
-        r = b.mean / a.mean
-        n = min(a.n, b.n)
-        if n < 2 or math.isnan(a.std) or math.isnan(b.std) or b.mean <= 0:
-            return Estimate(100 * (r - 1), math.nan, n, math.nan)
-        from scipy import stats
-
-        se = r * math.sqrt((a.std / a.mean) ** 2 / a.n + (b.std / b.mean) ** 2 / b.n)
-        return Estimate(100 * (r - 1), 100 * float(stats.t.ppf(0.975, n - 1)) * se, n, 100 * se * math.sqrt(n))
+        return paired_gain(_received_at(ctx, runs, {**where, SRL: 7}), _received_at(ctx, runs, {**where, SRL: 14}),
+                           "pct")
+    check.__doc__ = (f"Gain in packets received from retry limits 14/10 over 7/4 at {dict(where)} (%), paired "
+                     "by seed.")
     return check
 
 
@@ -453,20 +458,20 @@ jiang_retry_delivered_12h_74 = register("check", name="jiang_retry_delivered_12h
 
 def _oscillation_ratio(where: Mapping[str, Any], stat: str) -> Callable[..., Estimate]:
     """§5.2's "much lower throughput oscillation" with retry limits 14/10: the statistic of the
-    per-second packet counts (mean over seeds) at 14/10 over the same at 7/4; ``stat`` is
-    "zero" (seconds with nothing received) or "cv" (coefficient of variation)."""
+    per-second packet counts at 14/10 over the same at 7/4, per seed (both retry limits run the
+    same seeds), mean and Student-t CI over the seeds; ``stat`` is "zero" (seconds with nothing
+    received) or "cv" (coefficient of variation). A seed whose statistic at 7/4 is 0 (no second
+    without delivery) or undefined has no ratio and is left out."""
     f = _zero_seconds if stat == "zero" else _cv
 
     def check(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
-        def at(srl: int) -> Estimate:
-            return _per_run(ctx, runs, {**where, SRL: srl}, lambda s, p: float(f(_pkts_per_s(s, 0, _payload(ctx, p)))))
-        a, b = at(14), at(7)
-        if not b.mean > 0:
-            return Estimate(math.nan, math.nan, 0, math.nan)
-        return Estimate(a.mean / b.mean, math.nan, min(a.n, b.n), math.nan)
+        def at(srl: int) -> "pd.Series":
+            return _per_seed(ctx, runs, {**where, SRL: srl}, lambda s, p: float(f(_pkts_per_s(s, 0, _payload(ctx, p)))))
+        return paired_gain(at(7), at(14), "ratio")
 
     what = "seconds with no packet received" if stat == "zero" else "coefficient of variation of packets per second"
-    check.__doc__ = f"{what.capitalize()} with retry limits 14/10 over 7/4 at {dict(where)} (means over seeds)."
+    check.__doc__ = (f"{what.capitalize()} with retry limits 14/10 over 7/4 at {dict(where)} (per-seed ratios, "
+                     "paired; mean over seeds).")
     return check
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from ...errors import SpecError
 from ...plotting import new_figure
 from ...results import per_id
-from ...stats import Estimate, jain, mean_ci
+from ...stats import Estimate, jain, mean_ci, paired_gain, paired_over_points, paired_values
 from ..registry import register
 from .stored_series import flow_ids, per_run_lists, pooled_distribution
 
@@ -187,13 +187,23 @@ def _sel(ctx: "Context", scheme: str, hops: int) -> "pd.DataFrame":
     return _pick(_frame(ctx), scheme, hops)
 
 
-def _ratio_pct(a: Estimate, b: Estimate) -> Estimate:
-    """100·(a/b − 1) with a delta-method 95% half-width."""
-    if not b.mean or math.isnan(a.mean) or math.isnan(b.mean):
-        return _NAN
-    r = a.mean / b.mean
-    rel = sum((e.ci / e.mean) ** 2 for e in (a, b) if e.mean and e.ci == e.ci)
-    return Estimate(100 * (r - 1), 100 * abs(r) * math.sqrt(rel), min(a.n, b.n), math.nan)
+#: what pairs two schemes' runs: the same cell (chain length, flow count) and the same seed
+PAIR_KEYS = (HOPS, COUNT, "seed")
+
+
+def _keyed(df: "pd.DataFrame", measure: str) -> "pd.Series":
+    """``measure`` of the runs indexed by their cell and seed (:data:`PAIR_KEYS` present)."""
+    if "seed" not in df.columns:
+        raise SpecError("no column 'seed' in the runs (the paired comparison aligns on it)")
+    keys = [k for k in PAIR_KEYS if k in df.columns]
+    return df.set_index(keys)[measure]
+
+
+def _ratio_pct(a: "pd.Series", b: "pd.Series") -> Estimate:
+    """100·(a/b − 1) paired by cell and seed (Series from :func:`_keyed`): the mean of the
+    per-run values of the runs both schemes have (same chain, flow count and seed) and its
+    Student-t 95% half-width (:func:`hoptcp.stats.paired_gain`); pairs with b 0 or NaN are left out."""
+    return paired_gain(b, a, "pct")
 
 
 #: the per-run measures of ldm_frame that ldm_metric and ldm_relative read
@@ -225,9 +235,11 @@ def ldm_metric(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *
 @register("check")
 def ldm_relative(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any], *, measure: str, scheme: str,
                  hops: int = 0) -> Estimate:
-    """A measure of one scheme relative to regular TCP's on the same chain, in %."""
+    """A measure of one scheme relative to regular TCP's on the same chain, in %: 100·(x/regular − 1)
+    per run, paired with regular TCP's run of the same chain, flow count and seed; mean and Student-t
+    CI over the pairs."""
     _measure_and_scheme(measure, scheme)
-    return _ratio_pct(mean_ci(_sel(ctx, scheme, hops)[measure]), mean_ci(_sel(ctx, "regular", hops)[measure]))
+    return _ratio_pct(_keyed(_sel(ctx, scheme, hops), measure), _keyed(_sel(ctx, "regular", hops), measure))
 
 
 @register("check")
@@ -315,8 +327,9 @@ def ldm_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any],
     for label, df in ldm_settings(ctx, scheme == "pacing"):
         for m in ms:
             try:
-                a = mean_ci(_pick(df, scheme, hops)[m])
-                est = _ratio_pct(a, mean_ci(_pick(df, "regular", hops)[m])) if relative else a
+                picked = _pick(df, scheme, hops)
+                est = (_ratio_pct(_keyed(picked, m), _keyed(_pick(df, "regular", hops), m)) if relative
+                       else mean_ci(picked[m]))
             except SpecError:
                 continue
             out.append((label if len(ms) == 1 else f"{label}; {MEASURE_LABEL.get(m, m)}", est))
@@ -326,16 +339,25 @@ def ldm_readings(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any],
 
 
 def _max_cut(df: "pd.DataFrame", col: str, against: str, ldm: str = "ldm-oracle") -> Estimate:
+    """Largest reduction of ``col`` by ``ldm`` against ``against`` over the cells (chain length ×
+    flow count): per cell 100·(1 − ldm/against) per seed (paired: both schemes run the same
+    seeds), its mean over seeds; the largest over cells, with a bootstrap CI over seeds
+    (:func:`hoptcp.stats.paired_over_points`)."""
     cuts = []
     for count in (1, 3):
         for h in (7, 15, 24):
             g = df[(df[HOPS] == h) & (df[COUNT] == count)] if COUNT in df.columns else df[df[HOPS] == h]
-            a, b = mean_ci(g[g["scheme"] == ldm][col]).mean, mean_ci(g[g["scheme"] == against][col]).mean
-            if a == a and b == b and b > 0:
-                cuts.append(100 * (1 - a / b))
+            a, b = g[g["scheme"] == ldm], g[g["scheme"] == against]
+            if a.empty or b.empty or col not in g.columns:
+                continue
+            cut = paired_values(_keyed(b, col), _keyed(a, col), "loss_pct").values
+            if len(cut):
+                # one cell: its values by seed alone, the unit the bootstrap draws
+                cut.index = cut.index.get_level_values("seed") if cut.index.nlevels > 1 else cut.index
+                cuts.append(cut)
     if not cuts:
         raise SpecError(f"no cells with both LDM and {LABEL[against]} runs")
-    return Estimate(max(cuts), math.nan, len(cuts), math.nan)
+    return paired_over_points(cuts, "max")
 
 
 @register("check")
@@ -479,8 +501,8 @@ def ldm_route_share(ctx: "Context") -> dict[str, Any]:
             g = []
             for df in (a, s):
                 d = df[df[HOPS] == h] if HOPS in df.columns else df
-                x, r = d[d["scheme"] == sc]["kbps"], d[d["scheme"] == "regular"]["kbps"]
-                g.append(_ratio_pct(mean_ci(x), mean_ci(r)) if len(x) and len(r) else _NAN)
+                x, r = d[d["scheme"] == sc], d[d["scheme"] == "regular"]
+                g.append(_ratio_pct(_keyed(x, "kbps"), _keyed(r, "kbps")) if len(x) and len(r) else _NAN)
             lines.append(f"| {h or '-'} | {LABEL[sc]} | {g[0].mean:+.1f} | {g[1].mean:+.1f} |")
     return {"route_table": "\n".join(lines)}
 
