@@ -192,3 +192,16 @@ def test_the_agent_scripts_stop_on_stock_ns(tmp_path: Path) -> None:
     assert proc.stderr.strip().splitlines()[-1] == (
         "needs ns-2.35 built with hoptcp's ports (hoptcp ns2 build --with-ports static-routes): "
         "no class Agent/StaticRoute")
+
+
+def test_cli_export_chooses_the_routing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hoptcp.cli import main
+
+    sc = tmp_path / "chain3.toml"
+    sc.write_text(CHAIN3)
+    assert main(["ns2", "export", str(sc), "--static-routes", "agent"]) in (0, None)
+    out = capsys.readouterr().out
+    assert "-adhocRouting StaticRoute" in out and "$r add-route 3 1" in out
+    assert main(["ns2", "export", str(sc), "--static-routes", "dsdv"]) in (0, None)
+    out = capsys.readouterr().out
+    assert "-adhocRouting DSDV" in out and "StaticRoute" not in out

@@ -85,7 +85,12 @@ def ns2() -> None:
 @click.option("--new-trace", "new_trace", is_flag=True,
               help="Trace every agent, routing and MAC event in ns-2's new wireless format (use-newtrace), "
                    "as hoptcp run --trace-ns2 writes it.")
-def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: str | None, new_trace: bool) -> None:
+@click.option("--static-routes", "static_routes", type=click.Choice(["auto", "agent", "dsdv"]), default=None,
+              help="Static routing: Agent/StaticRoute (an ns built with --with-ports static-routes), frozen DSDV "
+                   "(stock ns-2.35), or auto: the agent when the ns on PATH (or HOPTCP_NS) has it "
+                   "[default: HOPTCP_NS2_STATIC_ROUTES, else auto].")
+def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: str | None, new_trace: bool,
+               static_routes: str | None) -> None:
     """Write an ns-2.35 Tcl script equivalent to SCENARIO.
 
     Run it with `ns FILE.tcl [OUT]`; it writes OUT.tr, OUT.cwnd and OUT.stats, which
@@ -96,7 +101,7 @@ def export_cmd(scenario: str, seed: int | None, sets: tuple[str, ...], output: s
 
     if output is not None:
         check_output_file(output, "-o")
-    exp = export(_load(scenario, sets), seed, new_trace=new_trace)
+    exp = export(_load(scenario, sets), seed, new_trace=new_trace, static_routes=static_routes)
     if output is None:
         click.echo(exp.tcl, nl=False)
     else:
