@@ -93,10 +93,13 @@ def test_unknown_reading_is_refused_with_one_line() -> None:
 
 def test_add_counters_names() -> None:
     rep = {"nodes": [{"id": 0}, {"id": 1}]}
-    lp.add_counters(rep, {"1.marks": 3.0, "1.paced": 10.0, "1.pace_time": 0.07, "1.avg_retry": 0.5, "0.drops": 2.0})
+    rep["flows"] = [{"id": 0}]
+    lp.add_counters(rep, {"1.marks": 3.0, "1.paced": 10.0, "1.pace_time": 0.07, "1.avg_retry_seen": 0.5,
+                          "1.avg_retry": 0.25, "0.drops": 2.0, "f0.necn": 4.0})
     assert rep["nodes"][1] == {"id": 1, "lred_marks": 3, "pacing_backoffs": 10, "pacing_extra_s": 0.07,
-                               "lred_avg_retry": 0.5}
+                               "lred_avg_retry": 0.5, "lred_avg_retry_last": 0.25}
     assert rep["nodes"][0]["lred_drops"] == 2
+    assert rep["flows"][0]["ecn_reductions"] == 4
 
 
 needs_ports = pytest.mark.skipif(not os.environ.get("HOPTCP_NS2_PORTS"),

@@ -44,10 +44,13 @@ EXTRA = {"exchange": 1, "data": 0}
 LINK_RED_DEFAULTS = {"min_th": 1.0, "max_th": 1.5, "max_p": 0.02, "weight": 0.125, "action": "mark"}
 PACING_DEFAULTS = {"trigger": "below_min_th", "wait": "frozen_backoff", "extra": "exchange"}
 #: the port's counter -> hoptcp's node metric
-COUNTERS = {"marks": "lred_marks", "drops": "lred_drops", "avg_retry": "lred_avg_retry",
-            "paced": "pacing_backoffs", "pace_time": "pacing_extra_s",
+#: (hoptcp's lred_avg_retry is the mean of the average seen as each unicast packet leaves the
+#: queue: the port's avg_retry_seen; its last value is lred_avg_retry_last)
+COUNTERS = {"marks": "lred_marks", "drops": "lred_drops", "avg_retry_seen": "lred_avg_retry",
+            "paced": "pacing_backoffs", "pace_time": "pacing_extra_s", "avg_retry": "lred_avg_retry_last",
             "avg_retry_tavg": "lred_avg_retry_tavg", "frames": "lred_frames", "retries": "lred_retries",
             "checked": "lred_checked"}
+INTEGER = ("marks", "drops", "paced", "frames", "retries", "checked")
 
 
 def _unsupported(msg: str) -> Exception:
@@ -113,12 +116,16 @@ def mac_lines(mac: Mapping[str, Any]) -> list[str]:
 
 
 def finish_lines() -> list[str]:
-    """Lines for the script's ``finish`` proc: every node's counters into the stats file."""
+    """Lines for the script's ``finish`` proc: every node's counters into the stats file, and
+    each TCP sender's ECN responses (``necnresponses_``, hoptcp's ``ecn_reductions``)."""
     return [
         "    global node_ opt",
         "    for {set i 0} {$i < $opt(nn)} {incr i} {",
         "        foreach {k v} [[$node_($i) set mac_(0)] lred-pacing-stats] "
         f"{{ puts $statsfd \"{STATS_ID} $i.$k $v\" }}",
+        "    }",
+        "    foreach i [array names src] {",
+        f"        if {{![catch {{$src($i) set necnresponses_}} n]}} {{ puts $statsfd \"{STATS_ID} f$i.necn $n\" }}",
         "    }",
     ]
 
@@ -128,9 +135,11 @@ def add_counters(rep: dict[str, Any], recorded: Mapping[str, float]) -> None:
     if not recorded:
         return
     nodes = {int(n["id"]): n for n in rep.get("nodes", [])}
+    flows = {int(f["id"]): f for f in rep.get("flows", [])}
     for key, value in recorded.items():
         node, _, name = key.partition(".")
-        if name in COUNTERS and int(node) in nodes:
+        if node.startswith("f") and name == "necn" and int(node[1:]) in flows:
+            flows[int(node[1:])]["ecn_reductions"] = int(float(value))
+        elif name in COUNTERS and not node.startswith("f") and int(node) in nodes:
             v = float(value)
-            nodes[int(node)][COUNTERS[name]] = int(v) if name in ("marks", "drops", "paced", "frames", "retries",
-                                                                  "checked") else v
+            nodes[int(node)][COUNTERS[name]] = int(v) if name in INTEGER else v

@@ -37,7 +37,7 @@ HEADLINE = ("aggregate_goodput_bps", "drops.total", "drops.queue_overflow", "dro
             "drops.route_buffer_overflow",
             # Link RED and adaptive pacing's (the lred-pacing port)
             "node.*.lred_marks", "node.*.lred_drops", "node.*.lred_avg_retry", "node.*.pacing_backoffs",
-            "node.*.pacing_extra_s", "drops.link_red",
+            "node.*.pacing_extra_s", "drops.link_red", "flow.*.ecn_reductions",
             # Low Delay Marking's (the ldm port; its scripts also trace RTT samples)
             "flow.*.avg_rtt_s", "node.*.ldm_marks", "node.*.ldm_drops", "node.*.ldm_packets",
             # HTTP pages' (the aodv-bs port's Application/HttpPages)

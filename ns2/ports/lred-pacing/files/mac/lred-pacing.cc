@@ -27,7 +27,7 @@ HpLredPacing::HpLredPacing()
 	  avg_(0.0), cur_rts_fail_(0), cur_data_fail_(0), flag_(0), flag_set_(0), cur_flag_(0),
 	  pending_extra_(0.0), holding_(0), hold_paused_(0), hold_rtime_(0.0), hold_difs_(0.0),
 	  hold_resume_t_(-1.0),
-	  frames_(0), retries_(0), checked_(0), marks_(0), drops_(0), paced_(0),
+	  frames_(0), retries_(0), checked_(0), marks_(0), drops_(0), paced_(0), seen_(0), seen_sum_(0.0),
 	  pace_time_(0.0), tavg_integral_(0.0), tavg_last_t_(0.0)
 {
 }
@@ -119,6 +119,13 @@ HpLredPacing::lred_decide(Packet *p)
 }
 
 void
+HpLredPacing::seen()
+{
+	seen_++;
+	seen_sum_ += avg_;
+}
+
+void
 HpLredPacing::handover()
 {
 	flag_ = pace_flag();
@@ -193,12 +200,14 @@ HpLredPacing::command(Mac802_11 *, int argc, const char*const* argv, int *rc)
 		advance_tavg();
 		double now = Scheduler::instance().clock();
 		double tavg = now > 0.0 ? tavg_integral_ / now : avg_;
-		char buf[600];
+		char buf[800];
 		snprintf(buf, sizeof(buf),
 			 "frames %ld retries %ld avg_retry %.9g avg_retry_tavg %.9g "
-			 "checked %ld marks %ld drops %ld paced %ld pace_time %.9g pace_mean %.9g",
+			 "checked %ld marks %ld drops %ld paced %ld pace_time %.9g pace_mean %.9g "
+			 "seen %ld avg_retry_seen %.9g",
 			 frames_, retries_, avg_, tavg, checked_, marks_, drops_, paced_,
-			 pace_time_, paced_ > 0 ? pace_time_ / paced_ : 0.0);
+			 pace_time_, paced_ > 0 ? pace_time_ / paced_ : 0.0,
+			 seen_, seen_ > 0 ? seen_sum_ / seen_ : 0.0);
 		Tcl::instance().result(buf);
 		*rc = TCL_OK;
 		return 1;
@@ -223,9 +232,15 @@ PriQueue::deque()
 	Mac802_11 *mac = dynamic_cast<Mac802_11 *>(target_);
 	if (mac == 0)
 		return p;
-	while (p != 0 && mac->hp_.lred_decide(p) == 2) {
+	for (;;) {
+		if ((u_int32_t) HDR_CMN(p)->next_hop() != IP_BROADCAST)
+			mac->hp_.seen();
+		if (mac->hp_.lred_decide(p) != 2)
+			break;
 		drop(p, "LRD");
 		p = DropTail::deque();
+		if (p == 0)
+			break;
 	}
 	if (p != 0)
 		mac->hp_.handover();

@@ -23,6 +23,8 @@ public:
 	int lred_decide(Packet *p);
 	/* the queue hands a packet to the MAC (Algorithm 1's MacLayerSend(p, pacing)) */
 	void handover();
+	/* a unicast packet taken from the queue (before LRED's decision): for avg_retry_seen */
+	void seen();
 
 	/* MAC events */
 	void on_new_frame();                 /* the MAC takes a packet from above */
@@ -51,7 +53,8 @@ public:
 	double hold_rtime_, hold_difs_, hold_resume_t_;
 
 	/* counters */
-	long frames_, retries_, checked_, marks_, drops_, paced_;
+	long frames_, retries_, checked_, marks_, drops_, paced_, seen_;
+	double seen_sum_;
 	double pace_time_;
 	double tavg_integral_, tavg_last_t_;
 
