@@ -582,7 +582,7 @@ def gap_bw_achievable(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, 
     """The scenario's achievable bandwidth (Mb/s): the largest aggregate goodput over the wired
     bandwidths and both variants, with the chosen cell's t interval over seeds."""
     best: Estimate | None = None
-    for (bw, gap), g in runs.groupby([BW, GAP], sort=True):
+    for _, g in runs.groupby([BW, GAP], sort=True):
         est = mean_ci(g[GOODPUT] / 1e6)
         if best is None or est.mean > best.mean:
             best = est
