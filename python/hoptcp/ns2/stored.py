@@ -51,6 +51,8 @@ class Plan:
     sides: tuple[str, ...] = ()
     #: whether the main sweep runs in ns-2.35
     main: bool = True
+    #: the ns2/ports the sweep needs (the binary must be built with them: ``hoptcp ns2 build --with-ports``)
+    ports: tuple[str, ...] = ()
 
 
 _FIVE = tuple(range(1, 6))
@@ -149,6 +151,29 @@ def side_spec(entry: "Entry", side: str) -> "SweepSpec":
     return SweepSpec(spec.name, spec.scenario, spec.grid, spec.zip, spec.set, seeds, spec.metrics, spec.description)
 
 
+def built_with(entry_id: str) -> dict[str, str]:
+    """The ports the entry's plan needs, as ``name@digest`` of the binary that will run them (its
+    BUILD.txt, written by ``hoptcp ns2 build``); one clear error if the binary lacks one."""
+    from .run import ns_binary
+
+    need = plan_of(entry_id).ports
+    if not need:
+        return {}
+    ns = ns_binary()
+    build = Path(ns).resolve().parent.parent / "BUILD.txt" if ns else None
+    have: dict[str, str] = {}
+    if build is not None and build.is_file():
+        for line in build.read_text(encoding="utf-8").splitlines():
+            if line.startswith("port "):
+                label = line.split(" ", 1)[1].strip()
+                have[label.split("@", 1)[0]] = label
+    missing = [p for p in need if p not in have]
+    if missing:
+        raise SpecError(f"entry '{entry_id}' needs ns-2.35 built with the port(s) {', '.join(missing)}: "
+                        f"`hoptcp ns2 build --with-ports` and --ns-binary DIR/src/ns (this binary: {ns})")
+    return {p: have[p] for p in need}
+
+
 def generate(entry_id: str, *, store: Any = None, jobs: int | None = None, progress: bool = True,
              directory: Path | None = None, side: str | None = None) -> Path:
     """Run the entry's sweep (or its side sweep ``side``) in ns-2.35 (cached in ``store``) and
@@ -157,6 +182,7 @@ def generate(entry_id: str, *, store: Any = None, jobs: int | None = None, progr
     from ..store import DEFAULT_STORE
     from .run import ns2_version, run_sweep
 
+    ports = built_with(entry_id)
     entry = get_entry(entry_id)
     spec = ns2_spec(entry) if side is None else side_spec(entry, side)
     derive = entry.derive_fn() if side is None else entry.side(side).derive_fn()
@@ -178,6 +204,7 @@ def generate(entry_id: str, *, store: Any = None, jobs: int | None = None, progr
         "routes_ok": int(df["ns2.routes_ok"].astype(bool).sum()) if "ns2.routes_ok" in df else None,
         "note": plan_of(entry_id).note,
         "ns2_version": ns2_version(),
+        **({"ports": sorted(ports.values())} if ports else {}),
         "generated": _dt.date.today().isoformat(),
     }, indent=1) + "\n", encoding="utf-8")
     return csv
@@ -251,6 +278,7 @@ def write_agreement(entry_id: str, plan: Mapping[str, Any], *, store: Any = None
     from ..store import DEFAULT_STORE
     from .run import ns2_version, run_sweep
 
+    ports = built_with(entry_id)
     entry = get_entry(entry_id)
     spec = agreement_spec(entry, plan)
     df = run_sweep(spec, store=store or DEFAULT_STORE, jobs=jobs, progress=progress, derive=entry.derive_fn())
@@ -262,6 +290,7 @@ def write_agreement(entry_id: str, plan: Mapping[str, Any], *, store: Any = None
         "entry": entry_id, "side": "agreement", "set": {k: v for k, v in spec.set.items()}, "params": params,
         **plan, "points": len(spec.points()), "runs": len(df),
         "routes_ok": int(df["ns2.routes_ok"].astype(bool).sum()) if "ns2.routes_ok" in df else None,
-        "note": plan_of(entry_id).note, "ns2_version": ns2_version(), "generated": _dt.date.today().isoformat(),
+        "note": plan_of(entry_id).note, "ns2_version": ns2_version(),
+        **({"ports": sorted(ports.values())} if ports else {}), "generated": _dt.date.today().isoformat(),
     }, indent=1) + "\n", encoding="utf-8")
     return csv

@@ -776,6 +776,8 @@ def _ns2_line(entry: Entry, ns2_runs: "pd.DataFrame | None", quick: bool) -> str
             f"generated {meta.get('generated', '?')}")
     if meta.get("runs") is not None and meta.get("runs") != len(ns2_runs):
         text += f"; {meta['runs'] - len(ns2_runs)} runs left out where DSDV froze other routes than hoptcp's"
+    if meta.get("ports"):
+        text += f"; ns-2.35 built with our ports {', '.join(f'`{p}`' for p in meta['ports'])} (ns2/ports/)"
     if meta.get("note"):
         text += f". {meta['note']}"
     return text
