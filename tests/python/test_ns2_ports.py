@@ -166,3 +166,40 @@ def test_the_built_binary_names_its_ports() -> None:
     ns = Path(os.environ["HOPTCP_NS2_PORTS"])
     build_txt = ns.parent.parent / "BUILD.txt"
     assert build_txt.is_file() and "port " in build_txt.read_text()
+
+
+def test_the_hello_build_marks_itself_for_exported_scripts() -> None:
+    nd = "Agent/AODV set x_ 0\n"
+    marked = nb.hello_marker(nd, hello=True)
+    assert marked.endswith(nb.HELLO_MARK + "\n") and nb.hello_marker(marked, hello=True) == marked
+    assert nb.hello_marker(marked, hello=False) == nd
+
+
+def test_an_aodv_hello_export_is_guarded_and_the_mac_one_is_not() -> None:
+    from hoptcp.ns2.exporter import AODV_HELLO_GUARD, export
+    from hoptcp.scenario import Scenario
+
+    root = Path(__file__).resolve().parents[2]
+    sc = Scenario.load(root / "examples" / "chain7.toml").with_overrides(
+        {"routing.protocol": "aodv", "duration_s": 10.0})
+    hello = export(sc.with_overrides({"routing.aodv.link_detection": "hello"}), 1).tcl
+    mac = export(sc, 1).tcl
+    assert AODV_HELLO_GUARD in hello and AODV_HELLO_GUARD not in mac
+    assert "hoptcp ns2 build --aodv-hello" in AODV_HELLO_GUARD
+
+
+@pytest.mark.skipif(not os.environ.get("HOPTCP_NS2_HELLO"), reason="HOPTCP_NS2_HELLO (an ns built --aodv-hello) unset")
+def test_the_hello_binary_runs_a_hello_export(tmp_path: Path) -> None:
+    import subprocess
+
+    from hoptcp.ns2.exporter import export
+    from hoptcp.scenario import Scenario
+
+    root = Path(__file__).resolve().parents[2]
+    sc = Scenario.load(root / "examples" / "chain7.toml").with_overrides(
+        {"routing.protocol": "aodv", "routing.aodv.link_detection": "hello", "duration_s": 5.0})
+    script = tmp_path / "h.tcl"
+    script.write_text(export(sc, 1).tcl)
+    ok = subprocess.run([os.environ["HOPTCP_NS2_HELLO"], str(script), str(tmp_path / "o")], capture_output=True,
+                        text=True, timeout=120)
+    assert ok.returncode == 0 and "needs ns-2.35 with AODV's HELLO" not in ok.stderr

@@ -235,6 +235,16 @@ def aodv_mode(aodv_h: str, hello: bool) -> str:
     return aodv_h.replace(AODV_HELLO_LINE, AODV_LL_DEFINE)
 
 
+#: ns-default.tcl's line that tells an exported script this ns has AODV's HELLO build
+HELLO_MARK = "Agent/AODV set hoptcp_hello_build_ 1 ;# hoptcp ns2 build --aodv-hello"
+
+
+def hello_marker(ns_default: str, hello: bool) -> str:
+    """ns-default.tcl with (or without) :data:`HELLO_MARK`, which exported HELLO scripts check."""
+    text = ns_default.replace(HELLO_MARK + "\n", "")
+    return text.rstrip("\n") + "\n" + HELLO_MARK + "\n" if hello else text
+
+
 def drop_int64(autoconf_h: str) -> str:
     """autoconf.h without ``HAVE_INT64`` (Debian's TclCL has no int64_t binds to link against)."""
     return re.sub(r"^#define HAVE_INT64 1$", "/* #undef HAVE_INT64 (hoptcp ns2 build: TclCL has no int64_t bind) */",
@@ -298,6 +308,7 @@ def build(tcpap_dir: str | Path | None, ns2_dir: str | Path, out: str | Path, *,
     for port in loaded:
         portlib.apply(port, tree)
     rewrite(tree / "aodv" / "aodv.h", lambda t: aodv_mode(t, aodv_hello))
+    rewrite(tree / "tcl" / "lib" / "ns-default.tcl", lambda t: hello_marker(t, aodv_hello))
     logfile = outp / "build.log"
     env = dict(os.environ, CXX=CXX)
     with open(logfile, "a", encoding="utf-8") as fh:

@@ -148,6 +148,12 @@ NS2_AODV_CONSTANTS: dict[str, float | bool | str] = {
 }
 
 
+#: the first line of a script for ns-2.35's AODV HELLO build: stock ns (link-layer detection) refuses it
+AODV_HELLO_GUARD = ('if {[catch {Agent/AODV set hoptcp_hello_build_} hoptcp_hello] || $hoptcp_hello != 1} '
+                    '{puts stderr "needs ns-2.35 with AODV\'s HELLO link detection (hoptcp ns2 build --aodv-hello): '
+                    'this ns detects broken links from MAC feedback"; exit 1}')
+
+
 @dataclass
 class FlowMap:
     """One hoptcp flow and the ns-2 objects that carry it."""
@@ -249,6 +255,8 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
             if key not in NS2_AODV_CONSTANTS:
                 raise Ns2Unsupported(f"routing.aodv.{key} cannot be exported: the exporter does not know "
                                      "ns-2.35's value of this constant")
+            if key == "link_detection" and value == "hello":
+                continue  # ns-2.35's HELLO build (hoptcp ns2 build --aodv-hello): the script checks for it
             if value != NS2_AODV_CONSTANTS[key]:
                 raise Ns2Unsupported(
                     f"routing.aodv.{key} = {json.dumps(value)} cannot be exported: ns-2.35 compiles its AODV "
@@ -445,6 +453,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
     if _ldm.enabled(sc):
         w(_ldm.GUARD)
     out.extend(_bs.guard_lines(sc, flows))
+    if sc["routing"]["protocol"] == "aodv" and (sc["routing"].get("aodv") or {}).get("link_detection") == "hello":
+        w(AODV_HELLO_GUARD)
     w("")
     w('set opt(out) [expr {$argc > 0 ? [lindex $argv 0] : "hoptcp-ns2"}]')
     w(f"set opt(nn) {nn}")
