@@ -60,6 +60,7 @@ TcpGapGateway::TcpGapGateway()
 	bind("overhead_bytes_", &overhead_bytes_);
 	bind_time("fhd_bound_", &fhd_bound_);
 	bind("ack_size_", &ack_size_);
+	bind("s_data_", &s_data_);
 	bind("hops_source_", &hops_source_);
 	bind("qlimit_", &qlimit_);
 	bind_time("flow_timeout_", &flow_timeout_);
@@ -70,6 +71,9 @@ TcpGapGateway::TcpGapGateway()
 	bind_time("gc_interval_", &gc_interval_);
 	bind("gc_threshold_", &gc_threshold_);
 	bind("gc_aging_", &gc_aging_);
+	bind("gc_aging_kind_", &gc_aging_kind_);
+	bind("gc_improve_ref_", &gc_improve_ref_);
+	bind("gc_order_", &gc_order_);
 	bind_time("trace_interval_", &trace_interval_);
 }
 
@@ -117,7 +121,7 @@ TcpGapFlow* TcpGapGateway::create(int src, int sport, int dst, int dport, bool d
 	f->throttled = f->throttled_now = false;
 	f->bytes_interval = 0;
 	f->active_interval = true;
-	f->g_last = f->dev_last = 0;
+	f->g_last = f->g_prev = f->dev_last = 0;
 	f->data_in = f->paced = f->qdrops = f->qmax = f->acks = f->dupacks = 0;
 	f->rtt_samples = f->throttles = f->cancels = f->stamps = f->local_retx = 0;
 	f->acked_bytes = 0;
@@ -393,7 +397,7 @@ void TcpGapGateway::new_sample(TcpGapFlow* f, double rtt)
 	f->rtt_last = rtt;
 	f->rtt_sum += rtt;
 	double h = f->hops > 0 ? f->hops : 1;
-	double sd = (f->s_data > 0 ? f->s_data : 0) + overhead_bytes_;
+	double sd = (s_data_ > 0 ? s_data_ : (f->s_data > 0 ? f->s_data : 0)) + overhead_bytes_;
 	double sa = f->s_ack + overhead_bytes_;
 	double b = bandwidth_ / 8.0;		/* bytes/s */
 	if (b <= 0)
@@ -403,7 +407,9 @@ void TcpGapGateway::new_sample(TcpGapFlow* f, double rtt)
 	double fhd = n * (tq + sd / b);					/* Eq. (4) */
 	if (fhd_bound_ > 0 && fhd >= fhd_bound_)
 		return;		/* fhd_bound_: such a sample is ignored (not in the paper) */
-	f->samples.push_back(rtt);
+	/* Eq. (5) takes the RTT samples; the mean-absolute-deviation variant (cov_kind_ 1) the
+	 * FHD samples, as the TCP-AP sender's code does */
+	f->samples.push_back(cov_kind_ == 1 ? fhd : rtt);
 	int N = cov_history_ > 1 ? cov_history_ : 2;
 	while ((int) f->samples.size() > N)
 		f->samples.pop_front();
@@ -461,29 +467,41 @@ void TcpGapGateway::round_expire()
 			TcpGapFlow* f = flows_[i];
 			if (f->ended || !f->active_interval)
 				continue;
+			f->g_prev = f->g_last;
 			f->g_last = f->bytes_interval * 8.0 / gc_interval_;
 			sum += f->g_last;
 			act.push_back(f);
 		}
 		double gavg = act.empty() ? 0 : sum / act.size();
 		gavg_last_ = gavg;
-		double slow_now = 0;
+		/* "no improvement for slow flows": their goodput in this period against the previous
+		 * period (gc_improve_ref_ 0) or the period the throttling began (1) */
+		double slow_now = 0, slow_prev = 0;
 		for (std::set<int>::iterator s = slow_ids_.begin(); s != slow_ids_.end(); ++s)
-			if (!flows_[*s]->ended && flows_[*s]->active_interval)
+			if (!flows_[*s]->ended) {
 				slow_now += flows_[*s]->g_last;
-		bool improved = slow_now > slow_base_;
+				slow_prev += flows_[*s]->g_prev;
+			}
+		bool improved = slow_now > (gc_improve_ref_ == 1 ? slow_base_ : slow_prev);
 		for (size_t i = 0; i < act.size(); i++) {
 			TcpGapFlow* f = act[i];
 			f->throttled_now = false;
 			double dev = gavg > 0 ? f->g_last / gavg : 0;
 			f->dev_last = dev;
+			if (gc_order_ == 0 && f->throttled && !improved) {
+				/* §4.4: "in case (2), the throttling is disabled" (before any re-throttle) */
+				f->throttled = false;
+				f->cancels++;
+				set_cap(f, 0);
+				continue;
+			}
 			if (dev > gc_threshold_ && f->down && gavg > 0 && f->s_data > 0) {
 				if (!slow_on_) {
 					slow_on_ = true;
 					slow_ids_.clear();
 					slow_base_ = 0;
 					for (size_t j = 0; j < act.size(); j++)
-						if (act[j]->g_last < gavg) {
+						if (act[j]->g_last < gavg && !act[j]->throttled && act[j] != f) {
 							slow_ids_.insert(act[j]->id);
 							slow_base_ += act[j]->g_last;
 						}
@@ -521,7 +539,8 @@ void TcpGapGateway::round_expire()
 		for (size_t i = 0; i < flows_.size(); i++) {
 			TcpGapFlow* f = flows_[i];
 			if (f->throttled && !f->throttled_now && !f->ended)
-				set_cap(f, f->cap + gc_aging_ * f->dev_last);	/* aging */
+				set_cap(f, gc_aging_kind_ == 1 ? f->cap * gc_aging_
+					   : f->cap + gc_aging_ * f->dev_last);	/* aging */
 			if (f->throttled && !f->ended)
 				any = true;
 		}

@@ -85,7 +85,7 @@ struct TcpGapFlow {
 	bool throttled, throttled_now;
 	double bytes_interval;
 	bool active_interval;
-	double g_last, dev_last;
+	double g_last, g_prev, dev_last;
 
 	/* counters */
 	long data_in, paced, qdrops, qmax, acks, dupacks, rtt_samples, throttles, cancels,
@@ -133,6 +133,7 @@ protected:
 	double overhead_bytes_;
 	double fhd_bound_;
 	double ack_size_;
+	double s_data_;
 	int hops_source_;
 	int qlimit_;
 	double flow_timeout_;
@@ -143,6 +144,9 @@ protected:
 	double gc_interval_;
 	double gc_threshold_;
 	double gc_aging_;
+	int gc_aging_kind_;
+	int gc_improve_ref_;
+	int gc_order_;
 	double trace_interval_;
 
 	int gw_domain_;
