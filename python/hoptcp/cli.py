@@ -120,10 +120,15 @@ def cli() -> None:
 @click.option("--seed", type=int, default=None, help="Random seed, 0 to 2^63-1 (default: the scenario's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as one JSON document.")
 @click.option("--pcap", type=click.Path(dir_okay=False), default=None,
-              help="Write a packet trace (pcapng, one interface per node).")
+              help="Write a packet trace (pcapng, interface i = node i) for Wireshark: by default the "
+                   "sources' view, each flow's frames at the node that sends it, which Wireshark's TCP "
+                   "analysis reads right.")
+@click.option("--pcap-view", "pcap_view", type=click.Choice(["sources", "network"]), default="sources",
+              show_default=True,
+              help="With --pcap: 'network' writes every node's frames (each segment once per node that sent "
+                   "or received it: for timing and MAC questions, not for TCP analysis).")
 @click.option("--pcap-node", "pcap_node", type=click.IntRange(min=0), default=None, metavar="N",
-              help="With --pcap: node N's frames alone, the view for Wireshark's TCP analysis "
-                   "(see docs/testing.md, Wireshark).")
+              help="With --pcap: node N's frames alone, on one interface (docs/testing.md, Wireshark).")
 @click.option("--series", "series", multiple=True, metavar="KIND",
               help="Also record time series (repeatable or comma-separated): per flow cwnd, ssthresh, rtt, rto, "
                    "goodput; per node queue, mac; air (every frame on the air); gateway (TCP-GAP's estimate), "
@@ -132,13 +137,17 @@ def cli() -> None:
               help="Also write ns-2's new wireless trace (use-newtrace format: AGT, RTR and MAC events, drops) "
                    "to FILE, for the awk scripts and analysers written for ns-2 (docs/viewer.md).")
 def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None,
-        pcap_node: int | None, series: tuple[str, ...], trace_ns2: str | None) -> None:
+        pcap_view: str, pcap_node: int | None, series: tuple[str, ...], trace_ns2: str | None) -> None:
     """Run one simulation and print its summary tables."""
     from . import _bridge
+    from .pcap_view import check_view, wants_air, with_air
     from .scenario import Scenario
 
     if pcap_node is not None and pcap is None:
         raise SpecError(f"--pcap-node {pcap_node}: give the trace file with --pcap FILE")
+    if pcap_view != "sources" and pcap is None:
+        raise SpecError(f"--pcap-view {pcap_view}: give the trace file with --pcap FILE")
+    check_view(pcap_view, pcap_node)
     sc = Scenario.load(scenario).with_raw(parse_sets(sets))
     kinds = [k.strip() for item in series for k in item.split(",") if k.strip()]
     if trace_ns2 is not None:
@@ -149,13 +158,17 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
         from .runner import with_series  # the runner (and its imports) only when series are asked for
 
         sc = with_series(sc, kinds)
-    text = run_with_progress(sc.name, sc.toml, sc.overrides, seed, show=not as_json, pcap=pcap, pcap_node=pcap_node)
+    asked_air = any(k == "air" for item in series for k in item.split(","))
+    if wants_air(pcap, pcap_node, pcap_view):
+        sc = with_air(sc)  # the sources' view is written from the air trace
+    text = run_with_progress(sc.name, sc.toml, sc.overrides, seed, show=not as_json, pcap=pcap, pcap_node=pcap_node,
+                             pcap_view=pcap_view, keep_air=asked_air or trace_ns2 is not None)
     if trace_ns2 is not None:
         from .ns2.newtrace import write as write_ns2_trace
 
         doc = json.loads(text)
         n = write_ns2_trace(doc, trace_ns2)
-        if not any(k == "air" for item in series for k in item.split(",")):
+        if not asked_air:
             doc.pop("air", None)  # asked for the trace, not the air trace in the result
             text = json.dumps(doc)
         if not as_json:
@@ -163,7 +176,7 @@ def run(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, p
     if as_json:
         click.echo(text)
         return
-    _print_run(json.loads(text), sc, pcap, pcap_node)
+    _print_run(json.loads(text), sc, pcap, pcap_node, pcap_view)
 
 
 #: columns of the run summary: (key, header, scale); the full set is in --json
@@ -205,7 +218,8 @@ def _scaled(v: Any, scale: float) -> Any:
     return v * scale if isinstance(v, (int, float)) and not isinstance(v, bool) and scale != 1 else v
 
 
-def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None, pcap_node: int | None = None) -> None:
+def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None, pcap_node: int | None = None,
+               pcap_view: str = "sources") -> None:
     from .results import RunResult, drop_rows
 
     con = _console()
@@ -273,9 +287,9 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None, pcap_node: int | 
                   f"{bm['discarded']} discarded, {state}): aggregate [bold]{_fmt((agg.get('mean') or 0) / 1e3)}"
                   f"{ci} kb/s[/bold]   Jain {_fmt(jain.get('mean'))}   stopped at {_fmt(bm.get('end_s'))} s")
     if pcap:
-        con.print(escape(f"packet trace written to {pcap}"))
-        if pcap_node is None and total > 1:
-            con.print("for Wireshark's TCP analysis open one node's trace: --pcap-node N (docs/testing.md)")
+        from .pcap_view import describe
+
+        con.print(escape(f"packet trace written to {pcap}: {describe(raw, pcap_node, pcap_view)}"))
     from rich.markup import escape  # warnings name sections like [ip.ldm]: text, not markup
 
     for w in raw.get("warnings") or []:

@@ -87,18 +87,26 @@ class RunProgress:
 
 
 def run_with_progress(name: str, toml_text: str, overrides: Sequence[tuple[str, str]], seed: int | None, *,
-                      show: bool, pcap: str | None = None, pcap_node: int | None = None) -> str:
+                      show: bool, pcap: str | None = None, pcap_node: int | None = None,
+                      pcap_view: str = "sources", keep_air: bool = False) -> str:
     """One run of ``hoptcp run``: the result JSON text, with progress shown (``show``)
-    and the long-run warning; Ctrl-C raises :class:`Interrupted` saying how far it got."""
+    and the long-run warning; Ctrl-C raises :class:`Interrupted` saying how far it got.
+    ``pcap_view``: which trace ``pcap`` holds (:mod:`hoptcp.pcap_view`; for ``sources`` the
+    scenario records its air trace, which the result keeps only if ``keep_air``)."""
     from . import _bridge
+    from .pcap_view import traced_run
 
     bar = RunProgress(name, show=show)
     try:
         with bar:
-            return _bridge.run_json(toml_text, overrides, seed, pcap, progress=bar.update, pcap_node=pcap_node)
+            return traced_run(lambda path, node: _bridge.run_json(toml_text, overrides, seed, path,
+                                                                  progress=bar.update, pcap_node=node),
+                              pcap, pcap_node, pcap_view, keep_air)
     except KeyboardInterrupt:
         done = f" at {bar.fraction:.0%} of the simulated time" if bar.fraction else ""
-        trace = f"; the trace in {pcap} is incomplete" if pcap else ""
+        from_air = pcap and pcap_node is None and pcap_view == "sources"
+        trace = (f"; no trace was written to {pcap}" if from_air else
+                 f"; the trace in {pcap} is incomplete" if pcap else "")
         raise Interrupted(f"run interrupted{done}: single runs are not stored, nothing was kept{trace}") from None
 
 

@@ -30,10 +30,14 @@ RunFn = Callable[[str, Sequence[tuple[str, str]], int], str]
 
 
 def run(scenario: Scenario | str | Path, seed: int | None = None, pcap: str | Path | None = None,
-        pcap_node: int | None = None, series: Sequence[str] | None = None, **overrides: Any) -> RunResult:
+        pcap_node: int | None = None, series: Sequence[str] | None = None, pcap_view: str = "sources",
+        **overrides: Any) -> RunResult:
     """Run one simulation: ``hoptcp.run("chain7.toml", seed=1, tcp__max_window=3)``.
 
-    ``pcap_node``: the trace ``pcap`` holds that node's frames alone. ``series=["gateway"]`` also
+    ``pcap``: a packet trace (pcapng). By default the sources' view, which Wireshark's TCP
+    analysis reads right (each flow's frames at the node that sends it; :mod:`hoptcp.pcap_view`);
+    ``pcap_view="network"``: every node's frames, one interface per node; ``pcap_node``: that
+    node's frames alone. ``series=["gateway"]`` also
     records TCP-GAP's per-flow estimate at the gateway (``"tcp_ap"``: at TCP-AP senders); read it
     with :meth:`RunResult.time_series`.
     """
@@ -42,8 +46,15 @@ def run(scenario: Scenario | str | Path, seed: int | None = None, pcap: str | Pa
         sc = sc.with_(**overrides)
     if series is not None:
         sc = with_series(sc, series)
-    raw = _bridge.run_json(sc.toml, sc.overrides, seed, str(pcap) if pcap is not None else None,
-                           pcap_node=pcap_node)
+    from .pcap_view import check_view, traced_run, wants_air, with_air
+
+    trace = str(pcap) if pcap is not None else None
+    check_view(pcap_view, pcap_node)
+    keep_air = series is not None and "air" in series
+    if wants_air(trace, pcap_node, pcap_view):
+        sc = with_air(sc)
+    raw = traced_run(lambda path, node: _bridge.run_json(sc.toml, sc.overrides, seed, path, pcap_node=node),
+                     trace, pcap_node, pcap_view, keep_air)
     return RunResult(raw, scenario=sc)
 
 

@@ -38,7 +38,8 @@ def test_run_tables(fake_core, capsys, scenario_file):
 
 
 def test_run_json_is_one_document(fake_core, capsys, scenario_file, tmp_path):
-    code, out, err = run_cli(capsys, "run", scenario_file, "--json", "--seed", "2", "--pcap", tmp_path / "x.pcap")
+    code, out, err = run_cli(capsys, "run", scenario_file, "--json", "--seed", "2", "--pcap", tmp_path / "x.pcap",
+                             "--pcap-view", "network")  # the (fake) core writes it
     assert code == 0 and err == ""
     doc = json.loads(out)
     assert doc["seed"] == 2 and doc["flows"][0]["transport"] == "tcp"

@@ -73,7 +73,7 @@ def test_run_api(fake_core, scenario_file, tmp_path):
     assert isinstance(r, hoptcp.RunResult) and r.seed == 2
     assert r.scenario.overrides == (("tcp.max_window", "4"),)
     pcap = tmp_path / "t.pcap"
-    hoptcp.run(Scenario.load(scenario_file), pcap=pcap)
+    hoptcp.run(Scenario.load(scenario_file), pcap=pcap, pcap_view="network")  # written by the (fake) core
     assert pcap.read_bytes()[:4] == b"\xd4\xc3\xb2\xa1"
     # same scenario and seed: identical result apart from the wall clock
     a, b = (json.loads(hoptcp.run(scenario_file, seed=5).to_json()) for _ in range(2))
