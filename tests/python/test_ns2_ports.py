@@ -203,3 +203,25 @@ def test_the_hello_binary_runs_a_hello_export(tmp_path: Path) -> None:
     ok = subprocess.run([os.environ["HOPTCP_NS2_HELLO"], str(script), str(tmp_path / "o")], capture_output=True,
                         text=True, timeout=120)
     assert ok.returncode == 0 and "needs ns-2.35 with AODV's HELLO" not in ok.stderr
+
+
+def test_a_changed_header_makes_its_includers_objects_stale(tmp_path: Path) -> None:
+    ports_dir, tree = make(tmp_path, MANIFEST + '''
+[[insert]]
+id = "member"
+file = "mac/mac.h"
+anchor = "class Mac {"
+text = "    int toy_;"
+''')
+    (tree / "mac" / "mac.h").write_text("class Mac {\n};\n")
+    for name, inc in (("mac.cc", '#include "mac.h"\n'), ("ll.cc", "#include <mac.h>\n"), ("other.cc", "int y;\n")):
+        (tree / "mac" / name).write_text(inc + (tree / "mac" / name).read_text() if (tree / "mac" / name).exists()
+                                         else inc)
+        (tree / "mac" / name).with_suffix(".o").write_text("obj")
+    pl.apply(pl.load("toy", ports_dir), tree)
+    left = sorted(p.name for p in (tree / "mac").glob("*.o"))
+    assert left == ["other.o"], "the objects of mac.cc and ll.cc include the changed mac.h"
+    for name in ("mac.o", "ll.o"):
+        (tree / "mac" / name).write_text("obj")
+    pl.apply(pl.load("toy", ports_dir), tree)  # nothing changed: nothing is stale
+    assert sorted(p.name for p in (tree / "mac").glob("*.o")) == ["ll.o", "mac.o", "other.o"]

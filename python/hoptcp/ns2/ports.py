@@ -206,18 +206,42 @@ def add_defaults(ns_default: str, port: Port) -> str:
     return text.rstrip("\n") + "\n\n" + f"{begin}\n{body}{end}\n"
 
 
-def _rewrite(path: Path, new: str) -> None:
+def _rewrite(path: Path, new: str) -> bool:
+    """Write ``new`` if it differs; whether it did."""
     if path.read_text(encoding="utf-8", errors="replace") != new:
         path.write_text(new, encoding="utf-8")
+        return True
+    return False
+
+
+def stale_objects(tree: Path, headers: list[Path]) -> list[Path]:
+    """The object files of sources that include one of ``headers`` (ns-2's Makefile has no header
+    dependencies, so make would keep them with the header's old layout)."""
+    if not headers:
+        return []
+    names = {h.name for h in headers}
+    pat = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+    out = []
+    for src in tree.rglob("*.cc"):
+        obj = src.with_suffix(".o")
+        if not obj.is_file():
+            continue
+        text = src.read_text(encoding="utf-8", errors="replace")
+        if any(Path(inc).name in names for inc in pat.findall(text)):
+            out.append(obj)
+    return sorted(out)
 
 
 def apply(port: Port, tree: Path) -> None:
     """Apply ``port`` to the ns-2.35 tree at ``tree`` (idempotent)."""
+    headers: list[Path] = []
     for f in port.files:
         dst = tree / f.relative_to(port.root / "files")
         if not dst.is_file() or dst.read_bytes() != f.read_bytes():
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(f, dst)
+            if dst.suffix == ".h":
+                headers.append(dst)
     mk = tree / "Makefile.in"
     _rewrite(mk, add_objects(mk.read_text(encoding="utf-8", errors="replace"), port))
     nd = tree / "tcl" / "lib" / "ns-default.tcl"
@@ -232,4 +256,7 @@ def apply(port: Port, tree: Path) -> None:
         text = target.read_text(encoding="utf-8", errors="replace")
         for ins in items:
             text = insert(text, port.name, ins)
-        _rewrite(target, text)
+        if _rewrite(target, text) and target.suffix == ".h":
+            headers.append(target)
+    for obj in stale_objects(tree, headers):
+        obj.unlink()
