@@ -728,13 +728,18 @@ def view(scenario: str, sets: tuple[str, ...], seed: int | None, t_from: float |
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="When RUN is a scenario: override a key (repeatable).")
 @click.option("--seed", type=int, default=None, help="When RUN is a scenario: the seed.")
+@click.option("--window", type=click.Choice(["effective", "cwnd", "cwnd_traced"]), default="effective",
+              show_default=True,
+              help="The cwnd panel's window: effective = min(cwnd, MaxWin), whose time average is the report's "
+                   "avg_cwnd (the papers' window size), each flow's MaxWin dashed; cwnd = with fast-recovery "
+                   "inflation (can exceed MaxWin); cwnd_traced = ns-2's cwnd_.")
 @click.option("--flow", "flows", multiple=True, type=int, help="Only this flow id (repeatable).")
 @click.option("--node", "nodes", multiple=True, type=int, help="Only this node in queue/mac maps (repeatable).")
 @click.option("--from", "t_from", type=float, default=None, help="Start of the time axis (s).")
 @click.option("--to", "t_to", type=float, default=None, help="End of the time axis (s).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Image file (.png, .pdf, .svg; default RUN's name + .png).")
-def plot_run(run_file: str, panels: tuple[str, ...], sets: tuple[str, ...], seed: int | None,
+def plot_run(run_file: str, panels: tuple[str, ...], sets: tuple[str, ...], seed: int | None, window: str,
              flows: tuple[int, ...], nodes: tuple[int, ...], t_from: float | None, t_to: float | None,
              output: str | None) -> None:
     """Draw a run's time series: cwnd per flow against time, queue length per node along a
@@ -765,7 +770,8 @@ def plot_run(run_file: str, panels: tuple[str, ...], sets: tuple[str, ...], seed
             raise SpecError(f"RUN {run_file}: not a run result (JSON of hoptcp run --json): {exc}") from None
     out = output or f"{path.stem}.png"
     check_image_path(out)
-    save_run_plot(r, out, kinds, flows=list(flows) or None, nodes=list(nodes) or None, xlim=(t_from, t_to))
+    save_run_plot(r, out, kinds, flows=list(flows) or None, nodes=list(nodes) or None, xlim=(t_from, t_to),
+                  window=window)
     click.echo(f"wrote {out}")
 
 

@@ -227,6 +227,11 @@ def save_time_series_plot(runs: Sequence[tuple[str, Any]], path: str | Path, **k
 
 #: the panels ``hoptcp plot-run`` can draw, in this order
 RUN_PANELS = ("cwnd", "ssthresh", "rtt", "rto", "goodput", "queue", "mac")
+#: the windows the cwnd panel can draw (the first is the default: the papers' window size)
+WINDOWS = ("effective", "cwnd", "cwnd_traced")
+WINDOW_LABELS = {"effective": "window min(cwnd, MaxWin)\n(packets)",
+                 "cwnd": "cwnd incl. fast-recovery\ninflation (packets)",
+                 "cwnd_traced": "ns-2 cwnd_ (packets)"}
 
 
 def _grid(df: "pd.DataFrame", key: str, ids: Sequence[int], t: Any, end: float) -> Any:
@@ -246,9 +251,12 @@ def _grid(df: "pd.DataFrame", key: str, ids: Sequence[int], t: Any, end: float) 
 
 def plot_run(r: Any, fig: "Figure", panels: Sequence[str], *, flows: Sequence[int] | None = None,
              nodes: Sequence[int] | None = None, xlim: tuple[float | None, float | None] = (None, None),
-             goodput_bin_s: float = 1.0) -> list["Axes"]:
+             goodput_bin_s: float = 1.0, window: str = "effective") -> list["Axes"]:
     """The classic figures of one run, one panel per series kind, on a shared time axis:
-    cwnd (and ssthresh) per flow as steps; RTT samples as dots; the RTO with its timeouts
+    the window per flow as steps (``window``: ``effective`` = min(cwnd, MaxWin), whose time
+    average is the report's avg_cwnd, with each flow's MaxWin drawn dashed; ``cwnd``, with
+    fast-recovery inflation; ``cwnd_traced``, ns-2's ``cwnd_``), ssthresh per flow as steps;
+    RTT samples as dots; the RTO with its timeouts
     marked; goodput per flow in ``goodput_bin_s`` bins; queue length and MAC state per node
     as a node × time map (a chain reads top to bottom)."""
     import numpy as np
@@ -258,6 +266,9 @@ def plot_run(r: Any, fig: "Figure", panels: Sequence[str], *, flows: Sequence[in
     for p in panels:
         if p not in RUN_PANELS:
             raise SpecError(f"--series {p}: unknown; plot-run draws {', '.join(RUN_PANELS)}")
+    if window not in WINDOWS:
+        raise SpecError(f"--window {window}: unknown; expected one of {', '.join(WINDOWS)}")
+    caps = r.window_caps() if "cwnd" in panels else {}
     end = float(r.raw.get("duration_s") or 0.0)
     lo = xlim[0] if xlim[0] is not None else 0.0
     hi = xlim[1] if xlim[1] is not None else end
@@ -296,8 +307,12 @@ def plot_run(r: Any, fig: "Figure", panels: Sequence[str], *, flows: Sequence[in
         for fid, g in df.groupby(key, sort=True):
             name = f"flow {fid}"
             if kind == "cwnd":
-                g = g[g["metric"] == "cwnd"]
-                ax.step(g["time_s"], g["value"], where="post", linewidth=0.8, label=name)
+                shown = window if window != "effective" or int(fid) in caps else "cwnd"
+                g = g[g["metric"] == shown]
+                line = ax.step(g["time_s"], g["value"], where="post", linewidth=0.8, label=name)[0]
+                if int(fid) in caps:
+                    ax.axhline(caps[int(fid)], color=line.get_color(), linestyle="--", linewidth=0.8,
+                               label=f"MaxWin flow {fid} = {caps[int(fid)]:g}")
             elif kind == "ssthresh":
                 ax.step(g["time_s"], g["value"], where="post", linewidth=0.8, label=name)
             elif kind == "rtt":
@@ -315,10 +330,10 @@ def plot_run(r: Any, fig: "Figure", panels: Sequence[str], *, flows: Sequence[in
                 cum = np.interp(edges, g["time_s"].to_numpy(), g["value"].to_numpy(), left=0.0)
                 ax.step(edges[1:], np.diff(cum) * 8 / goodput_bin_s / 1e3, where="pre", linewidth=0.8,
                         label=name)
-        ax.set_ylabel({"cwnd": "cwnd (packets)", "ssthresh": "ssthresh (packets)", "rtt": "RTT (ms)",
+        ax.set_ylabel({"cwnd": WINDOW_LABELS[window], "ssthresh": "ssthresh (packets)", "rtt": "RTT (ms)",
                        "rto": "RTO (s), x = timeout", "goodput": "goodput (kb/s)"}[kind])
         ax.grid(True, alpha=0.3)
-        if df[key].nunique() > 1:
+        if df[key].nunique() > 1 or (kind == "cwnd" and caps):
             ax.legend(fontsize="small", ncol=4)
     axes[-1].set_xlabel("time (s)")
     axes[-1].set_xlim(lo, hi)

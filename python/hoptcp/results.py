@@ -288,13 +288,61 @@ class RunResult:
         columns = ["time_s", "flow", "goodput_bps"] + (["route_breaks"] if breaks is not None else [])
         return pd.DataFrame(rows, columns=columns)
 
+    def window_caps(self) -> dict[int, float]:
+        """Each TCP flow's cap on its window, MaxWin (``max_window``; ``"wstar"`` resolved to the
+        flow's W*): from the run's scenario when the result has one (``hoptcp.run``), else
+        (a result read back from JSON) the cap whose effective window min(cwnd, cap) averages
+        to the report's ``avg_cwnd`` over the recorded cwnd series; a flow whose window never
+        reached its cap has no entry then (no cap can be told from the run)."""
+        tcp = [f for f in self.raw.get("flows") or [] if f.get("transport") == "tcp"]
+        caps: dict[int, float] = {}
+        if self.scenario is not None:
+            try:
+                resolved = self.scenario.resolved().get("flows") or []
+            except Exception:  # a core without resolve (tests' fakes): infer as for JSON
+                resolved = []
+            for f in tcp:
+                i = int(f["id"])
+                if i < len(resolved) and isinstance(resolved[i].get("max_window"), (int, float)):
+                    caps[i] = float(resolved[i]["max_window"])
+            if caps:
+                return caps
+        table = (self.raw.get("time_series") or {}).get("cwnd")
+        if not table:
+            return caps
+        import numpy as np
+
+        m = list(table["metrics"]).index("cwnd")
+        t_all, ids, v_all = (np.asarray(table[k]) for k in ("time_s", "flow", "value"))
+        sel = np.asarray(table["metric"]) == m
+        end = float(self.raw.get("duration_s") or 0.0)
+        for f in tcp:
+            i, avg = int(f["id"]), f.get("avg_cwnd")
+            k = sel & (ids == i)
+            if avg is None or not k.any():
+                continue
+            t, v = t_all[k].astype(float), v_all[k].astype(float)
+            dt = np.diff(np.append(t, max(end, t[-1])))
+            span = dt.sum()
+            if span <= 0:
+                continue
+            for cap in range(1, int(np.ceil(v.max()))):  # caps below the largest window reached
+                if abs(float((np.minimum(v, cap) * dt).sum() / span) - avg) <= 1e-6 * max(avg, 1.0):
+                    caps[i] = float(cap)
+                    break
+        return caps
+
     def timeseries(self, kind: str) -> "pd.DataFrame":
         """A time series the run recorded (``hoptcp.run(..., series=[kind])``, ``hoptcp run
         --series KIND`` or ``stats.series``), long format: ``time_s``, ``flow`` or ``node`` (what
         the kind is kept per), ``metric``, ``value``; one row each time a value changed.
 
-        Per flow: ``cwnd`` (metrics ``cwnd``, the window the sender uses, fast-recovery inflation
-        included, and ``cwnd_traced``, ns-2's traced ``cwnd_`` without it), ``ssthresh``, ``rtt``
+        Per flow: ``cwnd`` (metrics ``cwnd``: the congestion window, fast-recovery inflation
+        included, which may exceed MaxWin; ``cwnd_traced``: ns-2's traced ``cwnd_``, without the
+        inflation; ``effective``: min(``cwnd``, MaxWin), the window the sender can have in flight,
+        whose time average is the report's ``avg_cwnd`` — the papers' "window size";
+        MaxWin from :meth:`window_caps`, a flow without a known cap has no ``effective`` rows),
+        ``ssthresh``, ``rtt``
         (``rtt_s``, every sample), ``rto`` (``rto_s``, and the running counts ``timeouts`` and
         ``retransmissions``), ``goodput`` (``bytes_delivered`` so far). Per node: ``queue``
         (interface-queue length), ``mac`` (``state``: an index into :data:`MAC_STATES`;
@@ -311,9 +359,30 @@ class RunResult:
             raise SpecError(f"this run has no {kind!r} series: run it with series=[{kind!r}] "
                             f"(hoptcp run --series {kind}, or stats.series = [\"{kind}\"])")
         key = table.get("keyed_by", "flow")
-        metric = pd.Categorical.from_codes(table["metric"], categories=list(table["metrics"]))
+        metrics = list(table["metrics"])
+        if kind == "cwnd" and "cwnd" in metrics:
+            return self._cwnd_table(table, metrics)
+        metric = pd.Categorical.from_codes(table["metric"], categories=metrics)
         return pd.DataFrame({"time_s": table["time_s"], key: table["flow"], "metric": metric,
                              "value": table["value"]}, columns=["time_s", key, "metric", "value"])
+
+    def _cwnd_table(self, table: Mapping[str, Any], metrics: list[str]) -> "pd.DataFrame":
+        """The cwnd series with the effective window min(cwnd, MaxWin) added per flow."""
+        import numpy as np
+        import pandas as pd
+
+        t, ids, code, v = (np.asarray(table[k]) for k in ("time_s", "flow", "metric", "value"))
+        caps = self.window_caps()
+        eff = len(metrics)
+        sel = (code == metrics.index("cwnd")) & np.isin(ids, list(caps))
+        cap = np.array([caps.get(int(i), np.inf) for i in ids[sel]], dtype=float)
+        t = np.concatenate([t, t[sel]])
+        order = np.argsort(t, kind="stable")
+        metric = pd.Categorical.from_codes(np.concatenate([code, np.full(int(sel.sum()), eff)])[order],
+                                           categories=[*metrics, "effective"])
+        return pd.DataFrame({"time_s": t[order], "flow": np.concatenate([ids, ids[sel]])[order], "metric": metric,
+                             "value": np.concatenate([v.astype(float), np.minimum(v[sel], cap)])[order]},
+                            columns=["time_s", "flow", "metric", "value"])
 
     @property
     def air(self) -> dict[str, Any]:

@@ -123,3 +123,37 @@ def test_sweep_spec_series_are_kept_by_the_store(real_core, tmp_path):
     bad.write_text(f'scenario = "{EXAMPLES / "chain7.toml"}"\nseries = "cwnd"\n')
     with pytest.raises(SpecError, match="series: expected a list"):
         hoptcp.SweepSpec.load(bad)
+
+
+@pytest.mark.core
+def test_effective_window_averages_to_avg_cwnd_and_its_cap_is_known_from_json(real_core, tmp_path):
+    import json
+
+    import numpy as np
+
+    from hoptcp.plotting import new_figure, plot_run
+    from hoptcp.results import RunResult
+
+    sc = Scenario.load(EXAMPLES / "chain7.toml").with_(duration_s=60)
+    r = hoptcp.run(sc, seed=1, series=["cwnd"])
+    assert r.window_caps() == {0: 32.0}
+    df = r.timeseries("cwnd")
+    eff, raw = (df[(df["metric"] == m) & (df["flow"] == 0)] for m in ("effective", "cwnd"))
+    assert raw["value"].max() > 32 and eff["value"].max() == 32  # the inflation is capped
+    t, v = eff["time_s"].to_numpy(), eff["value"].to_numpy()
+    dt = np.diff(np.append(t, 60.0))
+    assert float((v * dt).sum() / dt.sum()) == pytest.approx(r.raw["flows"][0]["avg_cwnd"], rel=1e-12)
+    # read back from JSON, without the scenario: the same cap, from avg_cwnd
+    assert RunResult(json.dumps(r.raw)).window_caps() == {0: 32.0}
+    # per-flow caps (a number and "wstar") on two flows; plot-run draws each cap
+    two = Scenario.load(EXAMPLES / "chain7.toml").with_(duration_s=20, flows=[
+        {"src": 0, "dst": 7, "transport": "tcp", "max_window": 4},
+        {"src": 7, "dst": 0, "transport": "tcp", "max_window": "wstar"}])
+    r2 = hoptcp.run(two, seed=2, series=["cwnd"])
+    caps = r2.window_caps()
+    assert caps[0] == 4 and caps[1] == r2.scenario.resolved()["flows"][1]["max_window"] < 4
+    fig = new_figure()
+    ax = plot_run(r2, fig, ["cwnd"])[0]
+    dashed = sorted(line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == "--")
+    assert dashed == sorted(caps.values())
+    assert "MaxWin" in ax.get_ylabel()

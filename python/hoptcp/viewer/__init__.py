@@ -58,7 +58,8 @@ def _us_deltas(t_ns: np.ndarray, t0_ns: int) -> np.ndarray:
 
 
 def _series_columns(pack: _Pack, prefix: str, table: Mapping[str, Any] | None, metric: str,
-                    lo: float, hi: float, value_dtype: str = "float32") -> None:
+                    lo: float, hi: float, value_dtype: str = "float32",
+                    cap: Mapping[int, float] | None = None) -> None:
     """Points of ``metric`` of a series table in the window, plus the last one before it (so the
     state at the window's start is known): time (microsecond steps from the window start), id,
     value. MAC states and queue lengths are small integers: packed as such, they compress to a
@@ -74,6 +75,8 @@ def _series_columns(pack: _Pack, prefix: str, table: Mapping[str, Any] | None, m
     v = np.asarray(table["value"], dtype=np.float64)
     sel = np.asarray(table["metric"]) == m
     t, ids, v = t[sel], ids[sel], v[sel]
+    if cap:  # the effective window min(cwnd, MaxWin) of each flow with a cap
+        v = np.minimum(v, np.array([cap.get(int(i), np.inf) for i in ids], dtype=np.float64))
     keep = (t >= lo) & (t <= hi)
     before = np.nonzero(t < lo)[0]
     if len(before):
@@ -146,13 +149,16 @@ def build_payload(raw: Mapping[str, Any], scenario: Mapping[str, Any], t_from: f
     pack.add("d.node", np.asarray(dr["node"], dtype=np.int64)[dsel], "uint32")
     pack.add("d.cause", np.asarray(dr["cause"], dtype=np.int64)[dsel], "uint8")
     ts = raw.get("time_series") or {}
-    _series_columns(pack, "cwnd", ts.get("cwnd"), "cwnd", lo, hi)
+    caps = {int(f.get("id", i)): float(mw) for i, f in enumerate(scenario.get("flows") or [])
+            if f.get("transport") == "tcp" and isinstance(mw := f.get("max_window"), (int, float))}
+    _series_columns(pack, "cwnd", ts.get("cwnd"), "cwnd", lo, hi, cap=caps)
     _series_columns(pack, "good", ts.get("goodput"), "bytes_delivered", lo, hi)
     _series_columns(pack, "queue", ts.get("queue"), "queue", lo, hi, "uint16")
     _series_columns(pack, "mac", ts.get("mac"), "state", lo, hi, "uint8")
     radio = scenario.get("radio", {})
     flows = [{"id": f.get("id"), "src": f.get("src"), "dst": f.get("dst"), "hops": f.get("hops"),
-              "goodput_bps": f.get("goodput_bps")} for f in raw.get("flows", [])]
+              "goodput_bps": f.get("goodput_bps"), "max_window": caps.get(int(f.get("id", -1)))}
+             for f in raw.get("flows", [])]
     meta = {
         "name": scenario.get("name", "run"), "seed": raw.get("seed"), "version": raw.get("hoptcp_version"),
         "from": lo, "to": hi, "duration": duration, "x": air["x"], "y": air["y"],

@@ -185,11 +185,13 @@
     const lines = [];
     let ymax = 1, label = "";
     if (mode === "cwnd") {
-      label = "cwnd (packets)";
+      label = "window min(cwnd, MaxWin) (packets); dashed: MaxWin";
       for (const f of S.cwnd.ids) {
         const a = S.cwnd.off[f], b = S.cwnd.off[f + 1], pts = [];
         for (let i = a; i < b; i++) { pts.push([S.cwnd.t[i], S.cwnd.v[i]]); ymax = Math.max(ymax, S.cwnd.v[i]); }
-        lines.push({ id: f, pts, step: true });
+        const fl = meta.flows.find((x) => x.id === f), cap = fl && fl.max_window != null ? fl.max_window : null;
+        if (cap !== null) ymax = Math.max(ymax, cap);
+        lines.push({ id: f, pts, step: true, cap });
       }
     } else if (mode === "queue") {
       label = "queue (packets)";
@@ -229,6 +231,9 @@
       });
       if (ln.step && ln.pts.length) c.lineTo(xOf(span), yOf(ln.pts[ln.pts.length - 1][1]));
       c.stroke();
+      if (ln.cap != null) { // the flow's MaxWin, dashed in its colour
+        c.setLineDash([4, 3]); c.beginPath(); c.moveTo(PM.l, yOf(ln.cap)); c.lineTo(PW - PM.r, yOf(ln.cap)); c.stroke(); c.setLineDash([]);
+      }
       if (k < 12) { c.fillStyle = c.strokeStyle; c.fillText((mode === "queue" ? "node " : "flow ") + ln.id, PW - PM.r - 70, PM.t + 12 + 12 * k); }
     });
     plotCache = off;
