@@ -372,8 +372,28 @@ def test_compare_picks_common_metrics_and_says_one_line_each() -> None:
     b = [{"aggregate_goodput_bps": 101.0 + i, "drops.total": 30, "flow.0.goodput_bps": 1} for i in range(5)]
     cs = compare(a, b)
     assert [c.metric for c in cs] == ["aggregate_goodput_bps", "drops.total"]
-    assert cs[0].sentence() == "aggregate_goodput_bps: hoptcp +1.0% from ns-2.35, within seed noise (p = 0.35)"
+    assert cs[0].sentence().startswith("aggregate_goodput_bps: hoptcp +1.0% from ns-2.35, within seed noise "
+                                       "(p = 0.35, Holm 0.35); equivalence within ±10% of ns-2.35: agree (TOST")
     assert cs[1].sentence().startswith("drops.total: hoptcp +200.0% from ns-2.35, outside seed noise")
+    assert cs[1].agreement is None  # the equivalence test is for goodput
+
+
+def test_holm_corrects_the_per_metric_verdicts_and_check_keeps_welchs_rule() -> None:
+    from hoptcp.ns2.compare import holm
+
+    # Holm by hand: sorted 0.01, 0.02, 0.04 times 3, 2, 1 -> 0.03, 0.04, 0.04 (monotone); NaN left out.
+    assert holm([0.04, 0.01, math.nan, 0.02]) == pytest.approx([0.04, 0.03, math.nan, 0.04], nan_ok=True)
+    # 20 metrics; one at p ~ 0.03 by chance: uncorrected "NO", after Holm within noise.
+    a = [{f"m{k}": float(i) for k in range(20)} for i in range(10)]
+    b = [{f"m{k}": float(i) + (3.2 if k == 0 else 0.0) for k in range(20)} for i in range(10)]  # m0: p = 0.03
+    cs = compare(a, b, [f"m{k}" for k in range(20)])
+    m0 = cs[0]
+    assert 0.01 < m0.test.p < 0.05 and not m0.test.within_noise
+    assert m0.p_holm == pytest.approx(min(1.0, 20 * m0.test.p)) and m0.within_noise
+    assert "within seed noise (p = 0.0" in m0.sentence() and "Holm" in m0.sentence()
+    # a real difference stays outside after the correction
+    b2 = [dict(r, m1=r["m1"] + 50) for r in b]
+    assert not compare(a, b2, [f"m{k}" for k in range(20)])[1].within_noise
 
 
 def test_seed_ranges() -> None:
@@ -475,3 +495,21 @@ def test_aodv_table_sums_no_route_causes_and_tests_equivalence():
     page = v.render(v.Suite(Path("suite.toml"), [1], [case]),
                     {"cases": {"c": {"seeds": [1, 2, 3, 4, 5], "ns2": plain, "hoptcp": plain}}})
     assert "## AODV" not in page
+
+
+@pytest.mark.core
+@needs_ns
+def test_crosscheck_header_names_its_correction_and_the_lines_say_routes_and_times(tmp_path: Path, capsys) -> None:
+    from hoptcp.cli import main
+
+    sc = tmp_path / "c.toml"
+    sc.write_text(CHAIN_TCP)
+    code = main(["crosscheck", str(sc), "--seeds", "1-3", "--set", "duration_s=5", "-q", "--store",
+                 str(tmp_path / "r.db")])
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0
+    assert "p Holm-corrected over the" in out and "p Holm" in out
+    assert "runs DSDV until its tables settle and then stops its updates" in out
+    assert "starts the scenario at ns-2 time" in out and "compare to hoptcp's from time 0" in out
+    assert "aggregate_goodput_bps: hoptcp" in out and "equivalence within ±10% of ns-2.35:" in out
+    assert "at least 10 seeds a side" in out

@@ -2,8 +2,14 @@
 
 Two simulators draw different random numbers, so single runs never match; what
 must match are the distributions over seeds. For each metric the means are
-compared with Welch's unequal-variance t test; a difference is "within seed
-noise" when the two-sided p-value is at least :data:`ALPHA`.
+compared with Welch's unequal-variance t test. About twenty metrics are tested at
+once, so by chance alone one of them would often fall below p = 0.05: the per-metric
+verdict uses Holm's step-down correction over the metrics compared (family-wise error
+rate :data:`ALPHA`), and a difference is "within seed noise" when its Holm-adjusted
+p-value is at least :data:`ALPHA`. Goodput also gets the equivalence test of
+:mod:`hoptcp.reproduce.agreement` (TOST: the 90% interval of the difference inside
+± :data:`EQUIVALENCE_MARGIN_PCT` % of ns-2.35's mean), which says whether the two
+*agree*, not only whether a difference was detected.
 """
 
 from __future__ import annotations
@@ -13,8 +19,24 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-#: significance level of the "within seed noise" verdict (two-sided)
+#: significance level of the "within seed noise" verdict (two-sided; family-wise, after Holm)
 ALPHA = 0.05
+#: the equivalence margin of goodput, in % of ns-2.35's mean
+EQUIVALENCE_MARGIN_PCT = 10.0
+#: the metrics that also get the equivalence test
+EQUIVALENCE_METRICS = ("aggregate_goodput_bps", "flow.*.goodput_bps")
+
+
+def holm(ps: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (NaN stays NaN and does not count in the family)."""
+    idx = sorted((i for i, p in enumerate(ps) if p == p), key=lambda i: ps[i])
+    m = len(idx)
+    out = [math.nan] * len(ps)
+    running = 0.0
+    for rank, i in enumerate(idx):
+        running = max(running, min(1.0, (m - rank) * ps[i]))
+        out[i] = running
+    return out
 
 
 @dataclass(frozen=True)
@@ -126,6 +148,20 @@ def _natural(name: str) -> tuple[Any, ...]:
 class MetricComparison:
     metric: str
     test: Welch
+    #: Holm-adjusted p-value over the metrics compared together (the test's own p alone: NaN)
+    p_holm: float = math.nan
+    #: the equivalence test (TOST, hoptcp.reproduce.agreement) for goodput metrics
+    agreement: Any = None
+
+    @property
+    def p_verdict(self) -> float:
+        """The p-value the verdict uses: Holm's when there is one."""
+        return self.p_holm if self.p_holm == self.p_holm else self.test.p
+
+    @property
+    def within_noise(self) -> bool:
+        """No difference detected at the family-wise level :data:`ALPHA` (Holm-corrected)."""
+        return not self.p_verdict < ALPHA
 
     def sentence(self) -> str:
         """One plain line saying whether the difference is within seed noise."""
@@ -134,19 +170,39 @@ class MetricComparison:
             return f"{self.metric}: missing on one side"
         d = w.rel_diff
         rel = f"{d * 100:+.1f}%" if d == d else f"{w.mean_b - w.mean_a:+.4g}"
-        if w.within_noise:
-            return f"{self.metric}: hoptcp {rel} from ns-2.35, within seed noise (p = {w.p:.2f})"
-        return f"{self.metric}: hoptcp {rel} from ns-2.35, outside seed noise (p = {w.p:.2g})"
+        p = f"p = {w.p:.2g}, Holm {self.p_verdict:.2g}" if self.p_holm == self.p_holm else f"p = {w.p:.2g}"
+        line = (f"{self.metric}: hoptcp {rel} from ns-2.35, "
+                f"{'within' if self.within_noise else 'outside'} seed noise ({p})")
+        if self.agreement is not None:
+            from ..reproduce.agreement import POLICY_MIN_SEEDS
+
+            a = self.agreement
+            line += f"; equivalence within ±{EQUIVALENCE_MARGIN_PCT:g}% of ns-2.35: {a.text}"
+            if min(a.n_a, a.n_b) < POLICY_MIN_SEEDS:
+                line += f" (the reproduction reports count it only with at least {POLICY_MIN_SEEDS} seeds a side)"
+        return line
 
 
 def compare(ns2_runs: Sequence[Mapping[str, Any]], hoptcp_runs: Sequence[Mapping[str, Any]],
             metrics: Sequence[str] | None = None) -> list[MetricComparison]:
-    """Compare flat metric dicts (one per seed) of ns-2.35 (a) and hoptcp (b)."""
+    """Compare flat metric dicts (one per seed) of ns-2.35 (a) and hoptcp (b): Welch's t per
+    metric, Holm-corrected over them; goodput metrics also get the equivalence test."""
+    from ..reproduce.agreement import margin_for, tost
+
     names_a = [k for r in ns2_runs for k in r]
     names_b = [k for r in hoptcp_runs for k in r]
     chosen = pick_metrics(dict.fromkeys(names_a), dict.fromkeys(names_b), metrics or DEFAULT_METRICS)
-    return [MetricComparison(m, welch([_num(r.get(m)) for r in ns2_runs], [_num(r.get(m)) for r in hoptcp_runs]))
-            for m in chosen]
+    values = {m: ([_num(r.get(m)) for r in ns2_runs], [_num(r.get(m)) for r in hoptcp_runs]) for m in chosen}
+    tests = {m: welch(*values[m]) for m in chosen}
+    adjusted = holm([tests[m].p for m in chosen])
+    out = []
+    for m, p_holm in zip(chosen, adjusted):
+        agreement = None
+        if any(fnmatch.fnmatchcase(m, pat) for pat in EQUIVALENCE_METRICS) and tests[m].n_a and tests[m].n_b:
+            w = tests[m]
+            agreement = tost(*values[m], margin_for(w.mean_a, w.mean_b, f"{EQUIVALENCE_MARGIN_PCT}%"))
+        out.append(MetricComparison(m, tests[m], p_holm, agreement))
+    return out
 
 
 def _num(v: Any) -> float:

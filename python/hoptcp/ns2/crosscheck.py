@@ -33,6 +33,8 @@ class Crosscheck:
     #: seed -> differences between hoptcp's routes and those DSDV froze
     route_problems: dict[int, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: ns-2 time of the scenario's time 0 in the exported script (routing and ARP warm up before it)
+    t0: float | None = None
 
     @property
     def ns2_ran(self) -> bool:
@@ -77,6 +79,8 @@ def crosscheck(scenario: Scenario, seeds: Sequence[int], *, store: str | Path | 
             raw = db.result(r["scenario_hash"], int(r["seed"]), version) or {}
             info = raw.get("ns2", {})
             cc.route_problems[int(r["seed"])] = list(info.get("route_problems", []))
+            if info.get("t0") is not None:
+                cc.t0 = float(info["t0"])
             for note in info.get("notes", []):
                 if note not in cc.notes:
                     cc.notes.append(note)
@@ -87,16 +91,31 @@ def crosscheck(scenario: Scenario, seeds: Sequence[int], *, store: str | Path | 
             db.close()
 
 
+#: the per-metric verdict's rule, for the table's header
+VERDICT_RULE = ("within noise: Welch's t per metric, p Holm-corrected over the {n} metrics compared "
+                "(family-wise 5%); --check uses aggregate goodput's own Welch p >= 0.05")
+#: what "DSDV froze hoptcp's routes" means, in plain words
+STATIC_ROUTES = ("ns-2.35 has no static routing for wireless nodes, so the exported script runs DSDV until "
+                 "its tables settle and then stops its updates (its routes are frozen for the run)")
+
+
 def summary_lines(cc: Crosscheck) -> list[str]:
-    """Plain lines under the table: routes, one verdict per metric, notes."""
+    """Plain lines under the table: routes, the time offset, one verdict per metric, notes."""
     lines = []
     bad = {s: p for s, p in cc.route_problems.items() if p}
+    static = cc.ns2_ran and cc.scenario.resolved()["routing"]["protocol"] == "static"
     if bad:
         seed, probs = next(iter(bad.items()))
-        lines.append(f"ROUTES DIFFER in {len(bad)} of {len(cc.route_problems)} seeds (ns-2's DSDV froze other "
-                     f"routes; not like for like). Seed {seed}: {probs[0]}")
-    elif cc.ns2_ran and cc.scenario.resolved()["routing"]["protocol"] == "static":
-        lines.append("Routes: DSDV froze hoptcp's routes in every seed.")
+        lines.append(f"ROUTES DIFFER in {len(bad)} of {len(cc.route_problems)} seeds: {STATIC_ROUTES}, and the "
+                     f"routes it froze are not hoptcp's, so the packets take other paths (not like for like). "
+                     f"Seed {seed}: {probs[0]}")
+    elif static:
+        lines.append(f"Routes: the same paths in both simulators. {STATIC_ROUTES}; in every seed those routes are "
+                     "hoptcp's static routes (read back from ns-2's trace).")
+    if cc.ns2_ran and cc.t0 is not None:
+        lines.append(f"Times: the exported script starts the scenario at ns-2 time {cc.t0:g} s, after routing and "
+                     "ARP have warmed up (a ping on every link a flow uses, so no packet waits for ARP); ns-2's "
+                     "results are read from there on, so they compare to hoptcp's from time 0.")
     lines += [c.sentence() for c in cc.comparisons]
     lines += [f"note: {n}" for n in cc.notes]
     return [x for x in lines if x]
@@ -106,7 +125,10 @@ def to_json(cc: Crosscheck) -> str:
     return json.dumps({
         "scenario": cc.scenario.name, "overrides": dict(cc.scenario.overrides), "seeds": cc.seeds,
         "hoptcp": cc.hoptcp, "ns2": cc.ns2, "route_problems": {str(k): v for k, v in cc.route_problems.items()},
-        "notes": cc.notes,
-        "comparisons": [{"metric": c.metric, **vars(c.test), "within_noise": c.test.within_noise}
+        "notes": cc.notes, "t0": cc.t0,
+        "correction": "holm",
+        "comparisons": [{"metric": c.metric, **vars(c.test), "p_holm": c.p_holm, "within_noise": c.within_noise,
+                         "welch_within_noise": c.test.within_noise,
+                         "equivalence": None if c.agreement is None else vars(c.agreement)}
                         for c in cc.comparisons],
     }, default=float)
