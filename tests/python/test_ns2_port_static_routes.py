@@ -205,3 +205,18 @@ def test_cli_export_chooses_the_routing(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["ns2", "export", str(sc), "--static-routes", "dsdv"]) in (0, None)
     out = capsys.readouterr().out
     assert "-adhocRouting DSDV" in out and "StaticRoute" not in out
+
+
+PORT_TESTS = Path(__file__).resolve().parents[2] / "ns2" / "ports" / "static-routes" / "tests"
+
+
+@needs_ports
+@pytest.mark.parametrize("name", ["chain.tcl", "flow-routes.tcl", "loops.tcl"])
+def test_the_ports_tcl_tests(name: str, tmp_path: Path) -> None:
+    ns = os.environ["HOPTCP_NS2_PORTS"]
+    if not sr.binary_has_agent(ns):
+        pytest.skip(f"{ns} has no Agent/StaticRoute")
+    proc = subprocess.run([ns, str(PORT_TESTS / name), str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=120, check=False, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert any(line.startswith("ok ") for line in proc.stdout.splitlines()), proc.stdout
