@@ -104,14 +104,20 @@ def summary_lines(cc: Crosscheck) -> list[str]:
     lines = []
     bad = {s: p for s, p in cc.route_problems.items() if p}
     static = cc.ns2_ran and cc.scenario.resolved()["routing"]["protocol"] == "static"
+    how, froze, read = STATIC_ROUTES, "froze", "read back from ns-2's trace"
+    if static:
+        from .port_static_routes import AGENT_ROUTES, mode
+
+        if mode(cc.scenario.resolved()) == "agent":  # ns2/ports/static-routes
+            how, froze, read = AGENT_ROUTES, "held", "recorded by the agents at time 0"
     if bad:
         seed, probs = next(iter(bad.items()))
-        lines.append(f"ROUTES DIFFER in {len(bad)} of {len(cc.route_problems)} seeds: {STATIC_ROUTES}, and the "
-                     f"routes it froze are not hoptcp's, so the packets take other paths (not like for like). "
+        lines.append(f"ROUTES DIFFER in {len(bad)} of {len(cc.route_problems)} seeds: {how}, and the "
+                     f"routes it {froze} are not hoptcp's, so the packets take other paths (not like for like). "
                      f"Seed {seed}: {probs[0]}")
     elif static:
-        lines.append(f"Routes: the same paths in both simulators. {STATIC_ROUTES}; in every seed those routes are "
-                     "hoptcp's static routes (read back from ns-2's trace).")
+        lines.append(f"Routes: the same paths in both simulators. {how}; in every seed those routes are "
+                     f"hoptcp's static routes ({read}).")
     if cc.ns2_ran and cc.t0 is not None:
         lines.append(f"Times: the exported script starts the scenario at ns-2 time {cc.t0:g} s, after routing and "
                      "ARP have warmed up (a ping on every link a flow uses, so no packet waits for ARP); ns-2's "

@@ -54,6 +54,9 @@ MODES = ("agent", "dsdv", "auto")
 #: the first line of a script that needs the agent: one clear line on a stock ns-2.35
 GUARD = ('if {[catch {Agent/StaticRoute info class}]} {puts stderr "needs ns-2.35 built with hoptcp\'s ports '
          '(hoptcp ns2 build --with-ports static-routes): no class Agent/StaticRoute"; exit 1}')
+#: what the agent's static routes are, in plain words (crosscheck's summary)
+AGENT_ROUTES = ("the exported script runs hoptcp's static-route agent (Agent/StaticRoute, an ns-2.35 built with "
+                "--with-ports static-routes): no routing packets, every node given hoptcp's paths")
 #: the flow id of packets that belong to no flow (the ARP warm-up pings)
 PING_FID = 0
 
