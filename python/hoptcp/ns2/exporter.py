@@ -16,7 +16,10 @@ around them (each fact is commented in the generated script):
   checked against hoptcp's (:func:`hoptcp.ns2.trace.check_routes`): on chains and
   the cross they are hoptcp's shortest routes; on grids DSDV's triggered updates
   turn into sequence-number bumps that keep changing routes, so grids cannot be
-  expressed.
+  expressed. An ns-2.35 built with the ``static-routes`` port has
+  ``Agent/StaticRoute`` (routes set per node, no control packets): where the ns
+  binary has it, static routes are written from hoptcp's own paths instead, on
+  every topology (:mod:`hoptcp.ns2.port_static_routes`; ``--static-routes``).
 - DSDV adds a 20-byte IP header to every packet it originates, AODV to every
   non-TCP packet (aodv.cc ``recv``); TCP header and sink packet sizes and CBR
   sizes are reduced so that frames on the air have hoptcp's sizes.
