@@ -555,6 +555,40 @@ def results_list(store: str | None) -> None:
     click.echo(f"{total} runs stored in {db.path}")
 
 
+def _no_column(flag: str, col: str, columns: Sequence[str], sweep: str) -> str:
+    """One short line for a column a sweep does not have: the closest names, and the command
+    that lists every one (a sweep has thousands of per-flow and per-node columns)."""
+    import difflib
+
+    close = difflib.get_close_matches(col, columns, n=3, cutoff=0.6)
+    if not close:
+        word = col.lower().split(".")[-1]
+        close = [c for c in columns if word and word in c.lower()][:3]
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    return (f"{flag} {col}: sweep '{sweep}' has no such column{hint} "
+            f"(all of them: hoptcp results columns --sweep {sweep})")
+
+
+@results.command("columns")
+@_store_option
+@click.option("--sweep", default=None, help="Sweep name (default: the only one).")
+@click.argument("pattern", required=False, default=None, metavar="[GLOB]")
+def results_columns(store: str | None, sweep: str | None, pattern: str | None) -> None:
+    """The columns of a sweep, one per line: its parameters, then its metrics (what plot -x,
+    -y, --hue and --where take); GLOB keeps the matching ones, e.g. 'flow.0.*'."""
+    import fnmatch
+
+    with _open_store(store) as db:
+        name = _select_one_sweep(db, sweep)
+        df = db.frame(name)
+    params = [str(p) for p in df.attrs.get("params", [])]
+    metrics = [str(m) for m in df.attrs.get("metrics", []) if str(m) not in params]
+    for kind, cols in (("parameter", params), ("metric", metrics)):
+        for c in cols:
+            if pattern is None or fnmatch.fnmatchcase(c, pattern):
+                click.echo(f"{c}\t{kind}")
+
+
 @results.command("show")
 @_store_option
 @click.option("--sweep", default=None, help="Sweep name (default: the only one).")
@@ -684,6 +718,9 @@ def plot(store: str | None, sweep: str | None, x: str | None, y: str | None, hue
     with _open_store(store) as db:
         name = _select_one_sweep(db, sweep)
         df = db.frame(name)
+    for flag, col in (("-x", x), ("-y", y), ("--hue", hue)):
+        if col is not None and col not in df.columns:
+            raise SpecError(_no_column(flag, col, [str(c) for c in df.columns], name))
     df = select_rows(df, conditions)
     out = output or f"{name.replace('/', '_')}-{y.replace('*', 'x')}.png"
     save_sweep_plot(df, out, x=x, y=y, hue=hue, title=name, logx=logx, ymin=ymin)

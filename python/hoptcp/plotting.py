@@ -78,7 +78,11 @@ def plot_sweep(df: "pd.DataFrame", x: str, y: str, hue: str | None = None, ax: "
 
     for col in filter(None, (x, y, hue)):
         if col not in df.columns:
-            raise SpecError(f"no column '{col}'; columns: {', '.join(map(str, df.columns))}")
+            import difflib
+
+            close = difflib.get_close_matches(col, [str(c) for c in df.columns], n=3, cutoff=0.6)
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            raise SpecError(f"no column '{col}'{hint} (every column: df.columns, or hoptcp results columns)")
     by = [x] + ([hue] if hue else [])
     others = [p for p in df.attrs.get("params", []) if p not in by and df[p].nunique(dropna=False) > 1]
     if others:

@@ -332,6 +332,22 @@ class Store:
         keys = ["sweep", "created_at", "updated_at", "planned", "done", "points", "seeds", "versions", "cpu_time_s"]
         return [dict(zip(keys, row)) for row in self._db.execute(q)]
 
+    def member_rows(self, sweep: str, version: str,
+                    members: Sequence[tuple[Mapping[str, Any], int, str]]) -> list[dict[str, Any]]:
+        """The rows :meth:`rows` would give for a sweep with these (params, seed, scenario_hash)
+        members, read from the runs alone (a read-only store, where the sweep cannot be
+        registered); members without a run are left out."""
+        found = {(h, seed): (metrics, created) for h, seed, metrics, created in
+                 self._runs_of({h for _, _, h in members}, "scenario_hash, seed, metrics, created_at",
+                               "hoptcp_version=?", version)}
+        out = []
+        for params, seed, h in members:
+            if (h, seed) in found:
+                metrics, created = found[(h, seed)]
+                out.append({"sweep": sweep, "params": dict(params), "seed": seed, "scenario_hash": h,
+                            "hoptcp_version": version, "metrics": json.loads(metrics), "created_at": created})
+        return out
+
     def rows(self, sweep: str | None = None, version: str | None = None) -> list[dict[str, Any]]:
         """Finished runs of a sweep (or of all sweeps), one dict per (sweep, params, seed)."""
         q = """

@@ -133,6 +133,10 @@ class SweepSpec:
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any], base_dir: str | Path = ".", *,
                   default_name: str = "sweep", origin: str = "sweep spec") -> "SweepSpec":
+        if "scenario" not in doc and {"topology", "flows"} & set(doc):
+            raise SpecError(f"{origin}: a scenario file, not a sweep spec: run it with hoptcp run {origin}; "
+                            "to sweep it, write a spec with scenario = \"<this file>\" and a [grid] "
+                            "(experiments/window.toml, docs/campaigns.md)")
         for key in doc:
             if key not in SPEC_KEYS:
                 raise SpecError(f"{origin}: unknown key '{key}'{_did_you_mean(key, SPEC_KEYS)}; "
@@ -307,7 +311,11 @@ def run_sweep(spec: SweepSpec, *, store: str | Path | Store = DEFAULT_STORE, job
     """
     the_plan = plan(spec, derive)
     own = not isinstance(store, Store)
-    db = store if isinstance(store, Store) else Store(store)
+    try:
+        db = store if isinstance(store, Store) else Store(store)
+    except SpecError as exc:
+        assert not isinstance(store, Store)
+        return _all_cached(spec, the_plan, store, exc, progress)
     try:
         version = the_plan.version
         db.register_sweep(spec.name, spec.to_dict(), version, the_plan.members)
@@ -354,6 +362,33 @@ def run_sweep(spec: SweepSpec, *, store: str | Path | Store = DEFAULT_STORE, job
     finally:
         if own:
             db.close()
+
+
+def _all_cached(spec: SweepSpec, the_plan: Any, store: str | Path, refused: SpecError,
+                progress: bool) -> "pd.DataFrame":
+    """A sweep on a store that cannot be written: its results when every run is there already
+    (nothing to run, nothing written); else the refusal, with how many runs are missing."""
+    path = Path(store).expanduser()
+    if not path.is_file():
+        raise refused
+    try:
+        db = Store(store, read_only=True)
+    except SpecError:
+        raise refused from None
+    try:
+        version = the_plan.version
+        have = db.existing([t.key for t in the_plan.tasks], version)
+        missing = len(the_plan.tasks) - len(have)
+        if missing:
+            raise SpecError(f"{refused}; {missing} of {len(the_plan.tasks)} runs of sweep '{spec.name}' are not in "
+                            "it") from None
+        log(f"sweep '{spec.name}': all {len(the_plan.members)} runs cached in {db.path}, which cannot be written: "
+            "shown as stored, nothing run", progress)
+        df = make_frame(db.member_rows(spec.name, version, the_plan.members), spec.metrics)
+        df.attrs.update(sweep=spec.name, store=db.path, cached=len(the_plan.tasks), ran=0, hoptcp_version=version)
+        return df
+    finally:
+        db.close()
 
 
 def _store_result(db: Store, spec: SweepSpec, version: str, task: Task, result_json: str,

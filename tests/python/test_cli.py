@@ -58,6 +58,7 @@ def test_run_json_is_one_document(fake_core, capsys, scenario_file, tmp_path):
     (["frobnicate"], "No such command 'frobnicate'"),
     (["sweep", "nope.toml"], "sweep spec not found"),
     (["sweep", "{badspec}"], "unknown key 'gird'"),
+    (["sweep", "{scenario}"], "a scenario file, not a sweep spec: run it with hoptcp run "),
     (["results", "list", "--store", "none.db"], "store not found: none.db"),
     (["model", "wstar", "--hops", "x"], "expected an integer"),
     (["model", "wstar", "--hops", "0"], "hops: invalid value 0"),
@@ -101,7 +102,21 @@ def test_sweep_results_export_plot(fake_core, capsys, tmp_path, spec_file):
     assert code == 0, err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "nope", "-o", png)
-    assert_user_error(code, out, err, "no column 'nope'")
+    assert_user_error(code, out, err, "-y nope: sweep 'w' has no such column (all of them: hoptcp results columns "
+                                      "--sweep w)")
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_window", "-y", "aggregate_goodput",
+                             "-o", png)
+    assert_user_error(code, out, err, "-y aggregate_goodput: sweep 'w' has no such column; closest: "
+                                      "aggregate_goodput_bps")
+    assert len(err) < 300  # one short line, not the list of every column
+    code, out, err = run_cli(capsys, "plot", "--store", db, "-x", "tcp.max_windw", "-y", "aggregate_goodput_bps",
+                             "-o", png)
+    assert_user_error(code, out, err, "-x tcp.max_windw: sweep 'w' has no such column; closest: tcp.max_window")
+    code, out, err = run_cli(capsys, "results", "columns", "--store", db)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "tcp.max_window\tparameter" and "aggregate_goodput_bps\tmetric" in lines
+    code, out, err = run_cli(capsys, "results", "columns", "--store", db, "flow.0.*")
+    assert code == 0 and out and all(line.startswith("flow.0.") for line in out.splitlines())
     code, out, err = run_cli(capsys, "results", "show", "--store", db, "--sweep", "zz")
     assert_user_error(code, out, err, "--sweep zz: not in store")
 

@@ -99,9 +99,18 @@ def test_read_only_store_file(fake_core, shared_dir, capsys):
     store.parent.chmod(0o777)
     store.chmod(0o444)
     capsys.readouterr()
-    code, _, err = unprivileged(["sweep", str(spec), "--store", str(store), "-q"])
+    # every run cached: the sweep shows its results (nothing to run, nothing to write)
+    code, out, err = unprivileged(["sweep", str(spec), "--store", str(store)])
+    assert code == 0 and "2 runs in sweep 'w'" in out and "aggregate_goodput_bps" in out, err
+    assert "all 2 runs cached" in err and "nothing run" in err
+    # a point the store lacks: refused, saying how many runs are missing
+    bigger = spec.parent / "bigger.toml"
+    bigger.write_text('scenario = "chain.toml"\nname = "w3"\n[grid]\n"tcp.max_window" = [1, 2, 3]\n')
+    bigger.chmod(0o644)
+    code, _, err = unprivileged(["sweep", str(bigger), "--store", str(store), "-q"])
     line = one_error_line(err)
     assert code == 2 and f"store {store} is read-only (mode 444" in line, line
+    assert "1 of 3 runs of sweep 'w3' are not in it" in line
     code, out, err = unprivileged(["results", "list", "--store", str(store)])
     assert code == 0 and "2/2" in out and err == "", err
     code, out, _ = unprivileged(["results", "export", "--store", str(store)])
@@ -114,10 +123,12 @@ def test_store_in_a_directory_that_cannot_be_written(fake_core, shared_dir, caps
     store.parent.chmod(0o555)
     assert not Path(f"{store}-shm").exists()  # the reader cannot create it there
     capsys.readouterr()
-    code, _, err = unprivileged(["sweep", str(spec), "--store", str(store), "-q"])
+    code, out, err = unprivileged(["sweep", str(spec), "--store", str(store), "-q"])
+    assert code == 0 and err == "", err  # every run cached: nothing to write
+    code, _, err = unprivileged(["sweep", str(spec), "--store", str(store), "-q", "--set", "duration_s=0.5"])
     line = one_error_line(err)
     assert code == 2 and f"directory {store.parent} is not writable" in line, line
-    assert "not a hoptcp results store" not in line
+    assert "not a hoptcp results store" not in line and "2 of 2 runs of sweep" in line
     code, _, err = unprivileged(["sweep", str(spec), "--store", str(store.parent / "new.db"), "-q"])
     assert code == 2 and "is not writable" in one_error_line(err)
     code, out, err = unprivileged(["results", "show", "--store", str(store)])
