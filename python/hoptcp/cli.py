@@ -464,7 +464,12 @@ def scenario_group() -> None:
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario key (repeatable), e.g. --set tcp.max_window=3.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of TOML.")
-def scenario_show(file: str, sets: tuple[str, ...], as_json: bool) -> None:
+@click.option("--positions", is_flag=True,
+              help="Print where each node is (id, x, y in metres) and each flow's path instead, as the run "
+                   "builds them (docs/topologies.md).")
+@click.option("--seed", type=int, default=None,
+              help="With --positions: the run seed (a random topology without topology_seed is drawn from it).")
+def scenario_show(file: str, sets: tuple[str, ...], as_json: bool, positions: bool, seed: int | None) -> None:
     """Print the resolved scenario: every default filled in, overrides applied.
 
     The TOML printed loads back to the same scenario; keys left unset on purpose
@@ -473,8 +478,46 @@ def scenario_show(file: str, sets: tuple[str, ...], as_json: bool) -> None:
     from .scenario import Scenario
     from .scenario_reference import show_json, show_toml
 
+    if seed is not None and not positions:
+        raise SpecError(f"--seed {seed}: only with --positions (the scenario shown is the same for every seed)")
     sc = Scenario.load(file).with_raw(parse_sets(sets))
+    if positions:
+        _show_positions(sc, seed, as_json)
+        return
     click.echo(show_json(sc) if as_json else show_toml(sc), nl=as_json)
+
+
+def _show_positions(sc: Any, seed: int | None, as_json: bool) -> None:
+    """Node positions and flow paths of the network a run of ``sc`` builds."""
+    from . import _bridge
+
+    plan = json.loads(_bridge.plan_json(sc.toml, sc.overrides, seed))
+    pos = plan["positions"]
+    resolved = sc.resolved()
+    wired = resolved.get("wired") or {}
+    gateway = plan.get("gateway", wired.get("gateway"))
+    flows = [{"id": f["id"], "src": f["src"], "dst": f["dst"], "path": f.get("path") or []}
+             for f in plan.get("flows") or []]
+    if as_json:
+        click.echo(json.dumps({"topology": resolved["topology"]["kind"],
+                               "nodes": [{"id": i, "x": x, "y": y} for i, (x, y) in enumerate(pos)],
+                               "flows": flows}))
+        return
+    role: dict[int, list[str]] = {}
+    for f in flows:
+        role.setdefault(int(f["src"]), []).append(f"flow {f['id']} source")
+        role.setdefault(int(f["dst"]), []).append(f"flow {f['id']} destination")
+    if isinstance(gateway, int):
+        role.setdefault(gateway, []).append("gateway")
+    click.echo(f"# {sc.name}: {resolved['topology']['kind']}, {len(pos)} wireless nodes (x, y in m)")
+    click.echo("node\tx\ty\trole")
+    for i, (x, y) in enumerate(pos):
+        click.echo(f"{i}\t{x:g}\t{y:g}\t{', '.join(role.get(i, []))}")
+    for i in range(len(pos), len(pos) + int(wired.get("nodes") or 0)):  # wired nodes: no position
+        click.echo(f"{i}\t-\t-\t{', '.join(['wired node', *role.get(i, [])])}")
+    for f in flows:
+        path = " ".join(map(str, f["path"])) if f["path"] else "found by the routing protocol during the run"
+        click.echo(f"# flow {f['id']}: {f['src']} -> {f['dst']}, path {path}")
 
 
 @scenario_group.command("reference")

@@ -294,3 +294,31 @@ def test_a_huge_chain_reports_the_nodes_that_took_part(real_core):
     r = hoptcp.run(sc)
     assert r.summary["nodes"] == 1_000_001
     assert list(r.nodes.index) == list(range(9))  # the flow's nodes and the two that sense node 7
+
+
+@pytest.mark.core
+def test_scenario_show_positions(real_core, capsys, tmp_path):
+    sc = tmp_path / "cross.toml"
+    sc.write_text('[topology]\nkind = "cross"\nhops = 4\n[[flows]]\nsrc = 0\ndst = 8\ntransport = "tcp"\n')
+    code, out, err = run_cli(capsys, "scenario", "show", sc, "--positions")
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines() if not line.startswith(("#", "node"))]
+    assert [(r[0], r[1], r[2]) for r in rows] == [
+        ("0", "0", "0"), ("1", "200", "0"), ("2", "400", "0"), ("3", "600", "0"), ("4", "800", "0"),
+        ("5", "400", "-400"), ("6", "400", "-200"), ("7", "400", "200"), ("8", "400", "400")]
+    assert rows[0][3] == "flow 0 source" and rows[8][3] == "flow 0 destination"
+    assert "# flow 0: 0 -> 8, path 0 1 2 7 8" in out
+    code, out, err = run_cli(capsys, "scenario", "show", sc, "--positions", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["nodes"][5] == {"id": 5, "x": 400.0, "y": -400.0} and doc["flows"][0]["path"][2] == 2
+    rnd = tmp_path / "random.toml"
+    rnd.write_text('[topology]\nkind = "random"\nnodes = 30\nwidth_m = 600\nheight_m = 600\n'
+                   '[[flows]]\nsrc = 0\ndst = 1\ntransport = "tcp"\n')
+    outs = []
+    for seed in (1, 1, 2):
+        code, out, err = run_cli(capsys, "scenario", "show", rnd, "--positions", "--json", "--seed", str(seed))
+        assert code == 0, err
+        outs.append(json.loads(out)["nodes"])
+    assert outs[0] == outs[1] != outs[2]  # drawn from the run seed
+    code, out, err = run_cli(capsys, "scenario", "show", sc, "--seed", "3")
+    assert_user_error(code, out, err, "--seed 3: only with --positions")
