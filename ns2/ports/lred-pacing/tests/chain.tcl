@@ -1,19 +1,19 @@
 # lred-pacing: an h-hop chain (nodes 200 m apart, 2 Mb/s, RTS/CTS) carrying one TCP NewReno flow
 # (or one CBR/UDP flow) from node 0 to node h; prints the goodput and every node's counters.
 # Usage: ns chain.tcl [key=value ...]   keys: hops maxwin dur ecn traffic(tcp|cbr) cbr_int seed,
-#        and any Mac/802_11 variable of the port (lred_ lred_min_th_ ... pace_wait_).
+#        and any Mac/802_11 variable (the port's lred_ ... pace_wait_, or RTSThreshold_ etc.).
 # Routing: Agent/StaticRoute when the binary has the static-routes port, else DSDV (warm-up 10 s).
 if {[catch {Mac/802_11 set lred_min_th_}]} {puts stderr "needs ns-2.35 built with hoptcp's ports (hoptcp ns2 build --with-ports lred-pacing): Mac/802_11 has no lred_min_th_"; exit 1}
 array set opt {hops 4 maxwin 32 dur 20 ecn 0 traffic tcp cbr_int 0.01 seed 1}
+Mac/802_11 set dataRate_ 2Mb
+Mac/802_11 set basicRate_ 1Mb
+Mac/802_11 set RTSThreshold_ 0
 foreach a $argv {
     set kv [split $a =]
     set k [lindex $kv 0]; set v [lindex $kv 1]
     if {[string match "*_" $k]} { Mac/802_11 set $k $v } else { set opt($k) $v }
 }
 ns-random $opt(seed)
-Mac/802_11 set dataRate_ 2Mb
-Mac/802_11 set basicRate_ 1Mb
-Mac/802_11 set RTSThreshold_ 0
 set h $opt(hops)
 set static [expr {![catch {Agent/StaticRoute info class}]}]
 set t0 [expr {$static ? 1.0 : 10.0}]

@@ -57,6 +57,12 @@ array unset a; array set a $r
 set ok 1
 foreach i $a(nodes) { if {$a($i,paced) > 0 && abs($a($i,pace_mean) - 0.007318) > 1e-9} { set ok 0; puts "  node $i pace_mean $a($i,pace_mean)" } }
 check "pace TX_Time + overhead: every wait 7.318 ms" {$ok && [sum $r paced] > 0}
+#    without RTS/CTS (RTSThreshold_ 3000): the exchange is DATA + SIFS + ACK: 6.328 + 0.010 + 0.304 = 6.642 ms
+set r [run hops=4 dur=10 pace_=1 pace_trigger_=0 pace_len_=1 pace_bytes_=1500 RTSThreshold_=3000]
+array unset a; array set a $r
+set ok 1
+foreach i $a(nodes) { if {$a($i,paced) > 0 && abs($a($i,pace_mean) - 0.006642) > 1e-9} { set ok 0; puts "  node $i pace_mean $a($i,pace_mean)" } }
+check "pace TX_Time + overhead without RTS: every wait 6.642 ms" {$ok && [sum $r paced] > 0}
 #    in whole slots: 6.328 ms -> 317 slots of 20 us = 6.34 ms
 set r [run hops=4 dur=10 pace_=1 pace_trigger_=0 pace_len_=0 pace_bytes_=1500 pace_wait_=1]
 array unset a; array set a $r

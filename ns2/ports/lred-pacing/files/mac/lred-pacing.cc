@@ -170,11 +170,17 @@ HpLredPacing::on_ack(Mac802_11 *m)
 		d = m->txtime((double) (bytes_ + m->phymib_.getHdrLen11()), m->dataRate_);
 	else
 		d = m->txtime(m->pktTx_);
-	if (len_)
-		d += m->txtime((double) m->phymib_.getRTSlen(), m->basicRate_)
-			+ m->txtime((double) m->phymib_.getCTSlen(), m->basicRate_)
-			+ m->txtime((double) m->phymib_.getACKlen(), m->basicRate_)
-			+ 3 * m->phymib_.getSIFS();
+	if (len_) {
+		/* overhead: the rest of the frame's exchange; ns-2 sends an RTS first when the
+		   frame (MAC header included) is at least RTSThreshold_ bytes (sendRTS) */
+		double ack = m->txtime((double) m->phymib_.getACKlen(), m->basicRate_);
+		if ((u_int32_t) HDR_CMN(m->pktTx_)->size() >= m->macmib_.getRTSThreshold())
+			d += m->txtime((double) m->phymib_.getRTSlen(), m->basicRate_)
+				+ m->txtime((double) m->phymib_.getCTSlen(), m->basicRate_)
+				+ ack + 3 * m->phymib_.getSIFS();
+		else
+			d += ack + m->phymib_.getSIFS();
+	}
 	pending_extra_ = d;
 }
 
