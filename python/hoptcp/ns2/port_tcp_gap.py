@@ -288,7 +288,8 @@ def compare_gateway(suite_path: str, seeds: Sequence[int] | None = None, only: S
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":  # python -m hoptcp.ns2.port_tcp_gap SUITE [CASE-GLOB...]
+if __name__ == "__main__":  # python -m hoptcp.ns2.port_tcp_gap SUITE SEEDS [CASE-GLOB...] (SEEDS: 1-5)
     import sys
 
-    print(compare_gateway(sys.argv[1], only=sys.argv[2:]), end="")
+    lo, _, hi = sys.argv[2].partition("-")
+    print(compare_gateway(sys.argv[1], seeds=list(range(int(lo), int(hi or lo) + 1)), only=sys.argv[3:]), end="")
