@@ -298,13 +298,16 @@ class RunResult:
         caps: dict[int, float] = {}
         if self.scenario is not None:
             try:
-                resolved = self.scenario.resolved().get("flows") or []
+                doc = self.scenario.resolved()
             except Exception:  # a core without resolve (tests' fakes): infer as for JSON
-                resolved = []
+                doc = {}
+            resolved = doc.get("flows") or []
+            default = (doc.get("tcp") or {}).get("max_window")
             for f in tcp:
                 i = int(f["id"])
-                if i < len(resolved) and isinstance(resolved[i].get("max_window"), (int, float)):
-                    caps[i] = float(resolved[i]["max_window"])
+                mw = resolved[i].get("max_window", default) if i < len(resolved) else None
+                if isinstance(mw, (int, float)) and not isinstance(mw, bool):
+                    caps[i] = float(mw)
             if caps:
                 return caps
         table = (self.raw.get("time_series") or {}).get("cwnd")

@@ -103,6 +103,9 @@ def _exercise(d, page: Path) -> dict:
             break
         time.sleep(0.05)
     assert state is True, f"viewer did not start: {state}"
+    loaded = d.execute_script("return {t: hoptcpViewer.t, onAir: hoptcpViewer.onAir, paths: hoptcpViewer.pathsDrawn, "
+                              "ticks: hoptcpViewer.plotTicks, withPath: hoptcpViewer.meta.flows.filter("
+                              "f => f.path.length >= 2).length, flows: hoptcpViewer.meta.flows.length}")
     canvas = "return document.getElementById('topo').toDataURL()"
     before, x0 = d.execute_script(canvas), d.execute_script("return hoptcpViewer.cursorX")
     d.execute_script("hoptcpViewer.setSpeed(0.05); hoptcpViewer.play()")
@@ -116,7 +119,7 @@ def _exercise(d, page: Path) -> dict:
     d.execute_script("hoptcpViewer.setMode('queue')")
     errors = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
     return {"before": before, "after_play": after_play, "at_drop": at_drop, "x0": x0, "played": played,
-            "t_drop": t_drop, "x_drop": x_drop, "errors": errors}
+            "t_drop": t_drop, "x_drop": x_drop, "errors": errors, "loaded": loaded}
 
 
 @pytest.mark.core
@@ -130,9 +133,22 @@ def test_chain_and_a_thousand_nodes_play_and_scrub_in_chromium(real_core, tmp_pa
         assert not re.search(r"""(src|href)=["']?(https?:)?//""", text), "the page must not fetch anything"
         big = tmp_path / "random1000.html"
         assert main(["view", str(RANDOM1000), "--set", "duration_s=2", "-o", str(big)]) == 0
-        for page in (chain, big):
+        grid_toml, grid = tmp_path / "grid.toml", tmp_path / "grid.html"
+        grid_toml.write_text('duration_s = 5\n[topology]\nkind = "grid"\nrows = 5\ncols = 5\n'
+                             '[[flows]]\nsrc = 0\ndst = 24\ntransport = "tcp"\n'
+                             '[[flows]]\nsrc = 4\ndst = 20\ntransport = "tcp"\nmax_window = 8\n'
+                             '[[flows]]\nsrc = 10\ndst = 14\ntransport = "tcp"\n')
+        assert main(["view", str(grid_toml), "-o", str(grid)]) == 0
+        for page in (chain, big, grid):
             r = _exercise(d, page)
             assert not r["errors"], r["errors"]
+            # it opens with frames on the air (not at an empty t = 0) and every flow's path drawn
+            loaded = r["loaded"]
+            assert loaded["t"] > 0 and loaded["onAir"] >= 1, f"{page.name}: nothing on the air at load: {loaded}"
+            assert loaded["paths"] == loaded["withPath"] > 0, f"{page.name}: {loaded}"
+            if page is not big:  # every flow delivered: every path is there
+                assert loaded["withPath"] == loaded["flows"], f"{page.name}: {loaded}"
+            assert loaded["ticks"]["y"] >= 3 and loaded["ticks"]["x"] >= 3, f"{page.name}: axes: {loaded}"
             assert r["played"][0] > 0 and r["played"][1] > 3, f"{page.name}: time did not advance"
             assert r["after_play"] != r["before"] and r["at_drop"] != r["after_play"], f"{page.name}: canvas unchanged"
             assert r["played"][2] > r["x0"] and r["x_drop"] != r["played"][2], f"{page.name}: plot cursor did not move"
@@ -141,6 +157,12 @@ def test_chain_and_a_thousand_nodes_play_and_scrub_in_chromium(real_core, tmp_pa
         d.quit()
     meta = json.loads(re.search(r'<script id="meta" type="application/json">(.*?)</script>', text).group(1))
     assert meta["frames"] > 10_000 and meta["to"] == 60.0
+    assert meta["flows"][0]["path"] == list(range(8)) and meta["flows"][0]["max_window"] == 32
+    grid_meta = json.loads(re.search(r'<script id="meta" type="application/json">(.*?)</script>',
+                                     grid.read_text()).group(1))
+    for f in grid_meta["flows"]:
+        assert f["path"][0] == f["src"] and f["path"][-1] == f["dst"] and len(f["path"]) >= 5
+    assert [f["max_window"] for f in grid_meta["flows"]] == [20, 8, 20]
     capsys.readouterr()
 
 

@@ -14,7 +14,7 @@ import json
 import zlib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -96,6 +96,34 @@ def _series_columns(pack: _Pack, prefix: str, table: Mapping[str, Any] | None, m
     pack.add(f"{prefix}.v", v[keep][order], value_dtype)
 
 
+def flow_paths(air: Mapping[str, Any], flows: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
+    """Each flow's path in the air trace: the nodes that sent, forwarded and received the
+    first of its data packets that reached the destination (under AODV the route of that
+    moment; the core's run trace does not record route changes)."""
+    pe, pk = air.get("packet_events") or {}, air.get("packets") or {}
+    if not pe or not pk:
+        return {}
+    events = list(air.get("events") or ["agent_send", "agent_recv", "forward"])
+    kinds = list(air.get("packet_kinds") or [])
+    recv = events.index("agent_recv") if "agent_recv" in events else 1
+    data = {i for i, k in enumerate(kinds) if k in ("udp", "tcp_data")}
+    dst = {int(f["id"]): int(f["dst"]) for f in flows if "id" in f and "dst" in f}
+    first: dict[int, int] = {}  # flow -> uid of its first data packet delivered
+    for node, ev, p in zip(pe["node"], pe["event"], pe["packet"]):
+        f = int(pk["flow"][p])
+        if ev == recv and f not in first and dst.get(f) == node and pk["kind"][p] in data:
+            first[f] = int(pk["uid"][p])
+            if len(first) == len(dst):
+                break
+    by_uid = {u: f for f, u in first.items()}
+    paths: dict[int, list[int]] = {f: [] for f in first}
+    for node, p in zip(pe["node"], pe["packet"]):
+        f = by_uid.get(int(pk["uid"][p]))
+        if f is not None and int(pk["flow"][p]) == f and (not paths[f] or paths[f][-1] != node):
+            paths[f].append(int(node))
+    return {f: path for f, path in paths.items() if len(path) >= 2 and path[-1] == dst[f]}
+
+
 def build_payload(raw: Mapping[str, Any], scenario: Mapping[str, Any], t_from: float | None = None,
                   t_to: float | None = None) -> tuple[dict[str, Any], str]:
     """The page's metadata and its packed columns for the run ``raw`` (a result with the air trace
@@ -149,15 +177,19 @@ def build_payload(raw: Mapping[str, Any], scenario: Mapping[str, Any], t_from: f
     pack.add("d.node", np.asarray(dr["node"], dtype=np.int64)[dsel], "uint32")
     pack.add("d.cause", np.asarray(dr["cause"], dtype=np.int64)[dsel], "uint8")
     ts = raw.get("time_series") or {}
+    default_cap = (scenario.get("tcp") or {}).get("max_window")
     caps = {int(f.get("id", i)): float(mw) for i, f in enumerate(scenario.get("flows") or [])
-            if f.get("transport") == "tcp" and isinstance(mw := f.get("max_window"), (int, float))}
+            if f.get("transport") == "tcp"
+            and isinstance(mw := f.get("max_window", default_cap), (int, float)) and not isinstance(mw, bool)}
     _series_columns(pack, "cwnd", ts.get("cwnd"), "cwnd", lo, hi, cap=caps)
     _series_columns(pack, "good", ts.get("goodput"), "bytes_delivered", lo, hi)
     _series_columns(pack, "queue", ts.get("queue"), "queue", lo, hi, "uint16")
     _series_columns(pack, "mac", ts.get("mac"), "state", lo, hi, "uint8")
     radio = scenario.get("radio", {})
+    paths = flow_paths(air, raw.get("flows", []))
     flows = [{"id": f.get("id"), "src": f.get("src"), "dst": f.get("dst"), "hops": f.get("hops"),
-              "goodput_bps": f.get("goodput_bps"), "max_window": caps.get(int(f.get("id", -1)))}
+              "goodput_bps": f.get("goodput_bps"), "max_window": caps.get(int(f.get("id", -1))),
+              "path": paths.get(int(f.get("id", -1)), [])}
              for f in raw.get("flows", [])]
     meta = {
         "name": scenario.get("name", "run"), "seed": raw.get("seed"), "version": raw.get("hoptcp_version"),

@@ -85,9 +85,16 @@
 
   function layout() {
     dpr = window.devicePixelRatio || 1;
+    // fit the topology: the canvas as tall as the network drawn across its width needs
+    // (a chain is a strip, not a mostly empty page), between 180 px and 62% of the window
+    {
+      const w = topo.clientWidth, m0 = 40, sX = Math.max(maxX - minX, 1), sY = Math.max(maxY - minY, 0);
+      const want = sY <= 0 ? 180 : ((w - 2 * m0) / sX) * sY + 2 * m0;
+      topo.style.height = `${Math.round(Math.max(180, Math.min(window.innerHeight * 0.62, want)))}px`;
+    }
     W = topo.clientWidth; H = topo.clientHeight; PW = plot.clientWidth; PH = plot.clientHeight;
     for (const [c, w, h] of [[topo, W, H], [plot, PW, PH]]) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-    const m = 24, spanX = Math.max(maxX - minX, 1), spanY = Math.max(maxY - minY, 1);
+    const m = 40, spanX = Math.max(maxX - minX, 1), spanY = Math.max(maxY - minY, 1);
     sx = Math.min((W - 2 * m) / spanX, (H - 2 * m) / spanY); // one scale: the topology to scale
     ox = (W - spanX * sx) / 2; oy = (H - spanY * sx) / 2;
     for (let i = 0; i < nNodes; i++) { px[i] = ox + (xs[i] - minX) * sx; py[i] = oy + (maxY - ys[i]) * sx; }
@@ -112,6 +119,25 @@
       c.setLineDash([5, 4]); c.beginPath(); c.arc(px[hover], py[hover], meta.cs_range * sx, 0, 2 * Math.PI); c.stroke();
       c.setLineDash([]);
     }
+    // each flow's path (the route of its first delivered data packet), in the flow's colour,
+    // side by side where paths share a link
+    c.lineCap = "round"; c.lineJoin = "round";
+    let drawnPaths = 0;
+    meta.flows.forEach((f, k) => {
+      const p = (f.path || []).filter((n) => n < nNodes);
+      if (p.length < 2) return;
+      const off = (k - (meta.flows.length - 1) / 2) * Math.min(4, rNode * 0.5);
+      c.strokeStyle = FLOWCOL[k % FLOWCOL.length]; c.globalAlpha = 0.35; c.lineWidth = Math.max(3, rNode * 0.7);
+      c.beginPath();
+      p.forEach((n, i) => { if (i === 0) c.moveTo(px[n] + off, py[n] + off); else c.lineTo(px[n] + off, py[n] + off); });
+      c.stroke(); c.globalAlpha = 1;
+      const a = p[0];
+      c.fillStyle = c.strokeStyle; c.font = "bold 11px sans-serif";
+      if (meta.flows.length <= 12) c.fillText(`flow ${f.id}`, px[a] - rNode - 4, py[a] - rNode - 6 - 12 * (k % 3));
+      drawnPaths++;
+    });
+    c.lineWidth = 1; c.lineCap = "butt";
+    V.pathsDrawn = drawnPaths;
     // frames on the air now (without the mac series: they give each node's tx/rx state)
     const hi = upper(fStart, t);
     let lo = lower(fStart, t - maxAir);
@@ -173,7 +199,14 @@
 
   // linked plot: the curves drawn once per mode and size, the cursor on top each frame
   let plotCache = null, mode = "cwnd";
-  const PM = { l: 46, r: 10, t: 8, b: 20 };
+  const PM = { l: 52, r: 70, t: 18, b: 32 };
+  function niceTicks(max, n) { // about n round ticks from 0 to max
+    const raw = max / Math.max(1, n), p = Math.pow(10, Math.floor(Math.log10(raw || 1)));
+    const step = [1, 2, 2.5, 5, 10].map((k) => k * p).find((k) => k >= raw) || raw;
+    const out = [];
+    for (let v = 0; v <= max * 1.0001; v += step) out.push(+v.toPrecision(12));
+    return out;
+  }
   function xOf(t) { return PM.l + (t / span) * (PW - PM.l - PM.r); }
   function tOf(x) { return Math.min(span, Math.max(0, ((x - PM.l) / (PW - PM.l - PM.r)) * span)); }
   function renderPlot() {
@@ -218,10 +251,21 @@
     }
     const y0 = PH - PM.b, yOf = (v) => y0 - (v / (ymax * 1.08)) * (y0 - PM.t);
     c.strokeStyle = "#bbb"; c.beginPath(); c.moveTo(PM.l, PM.t); c.lineTo(PM.l, y0); c.lineTo(PW - PM.r, y0); c.stroke();
-    c.fillStyle = "#444"; c.font = "11px sans-serif";
-    c.fillText(ymax.toFixed(ymax < 10 ? 1 : 0), 4, yOf(ymax) + 4); c.fillText("0", 30, y0);
-    c.fillText(label, PM.l + 6, PM.t + 10);
-    c.fillText(`${meta.from.toFixed(2)} s`, PM.l, PH - 5); c.fillText(`${meta.to.toFixed(2)} s`, PW - PM.r - 50, PH - 5);
+    c.fillStyle = "#444"; c.font = "11px sans-serif"; c.textAlign = "right";
+    const yt = niceTicks(ymax, Math.max(2, Math.floor((y0 - PM.t) / 28)));
+    for (const v of yt) {
+      const y = yOf(v);
+      c.strokeStyle = "#eee"; c.beginPath(); c.moveTo(PM.l, y); c.lineTo(PW - PM.r, y); c.stroke();
+      c.fillText(String(v), PM.l - 4, y + 4);
+    }
+    c.textAlign = "center";
+    const xt = niceTicks(span, Math.max(2, Math.floor((PW - PM.l - PM.r) / 90)));
+    for (const v of xt) { const x = xOf(v); c.strokeStyle = "#bbb"; c.beginPath(); c.moveTo(x, y0); c.lineTo(x, y0 + 4); c.stroke(); c.fillText(String(+(meta.from + v).toPrecision(6)), x, y0 + 15); }
+    c.fillText("time (s)", PM.l + (PW - PM.l - PM.r) / 2, PH - 3);
+    c.textAlign = "left"; c.font = "bold 11px sans-serif";
+    c.fillText(label, PM.l + 6, PM.t - 5);
+    c.font = "11px sans-serif";
+    V.plotTicks = { y: yt.length, x: xt.length };
     lines.forEach((ln, k) => {
       c.strokeStyle = FLOWCOL[k % FLOWCOL.length]; c.lineWidth = 1.2; c.beginPath();
       ln.pts.forEach(([t, v], i) => {
@@ -234,7 +278,7 @@
       if (ln.cap != null) { // the flow's MaxWin, dashed in its colour
         c.setLineDash([4, 3]); c.beginPath(); c.moveTo(PM.l, yOf(ln.cap)); c.lineTo(PW - PM.r, yOf(ln.cap)); c.stroke(); c.setLineDash([]);
       }
-      if (k < 12) { c.fillStyle = c.strokeStyle; c.fillText((mode === "queue" ? "node " : "flow ") + ln.id, PW - PM.r - 70, PM.t + 12 + 12 * k); }
+      if (k < Math.floor((y0 - PM.t) / 13)) { c.fillStyle = c.strokeStyle; c.fillText((mode === "queue" ? "node " : "flow ") + ln.id, PW - PM.r + 8, PM.t + 8 + 13 * k); }
     });
     plotCache = off;
   }
@@ -308,8 +352,14 @@
     (meta.mac_states ? " &nbsp;|&nbsp; MAC:" : " &nbsp;|&nbsp; on the air (no mac series):") +
     STATE.map((s, i) => (meta.mac_states || i === 0 || i >= 3 ? `<span class="k" style="background:${SCOL[i]};border-radius:5px"></span>${s}` : "")).join("") +
     ` &nbsp;|&nbsp; <b style="color:#e74c3c">&#10005;</b> lost at receiver, <b style="color:#c0392b">&#9711;</b> retry-limit drop` +
-    ` &nbsp;|&nbsp; ${meta.name}, seed ${meta.seed}, ${nNodes} nodes, ${nF.toLocaleString()} frames, hoptcp ${meta.version}`;
+    ` &nbsp;|&nbsp; ${meta.name}, seed ${meta.seed}, ${nNodes} nodes, ${nF.toLocaleString()} frames, hoptcp ${meta.version}` +
+    "<br>" + meta.flows.slice(0, 24).map((f, k) => `<span class="k" style="background:${FLOWCOL[k % FLOWCOL.length]}"></span>` +
+      `flow ${f.id}: ${f.src} &rarr; ${f.dst}` + (f.path && f.path.length ? ` via ${f.path.length - 1} hops` : "") +
+      (f.max_window != null ? `, MaxWin ${f.max_window}` : "")).join("") +
+    (meta.flows.length > 24 ? ` &hellip; and ${meta.flows.length - 24} more flows` : "");
   layout();
+  // open at the middle of the first frame on the air, not at an empty t = 0
+  if (nF > 0) V.t = Math.min(span, (fStart[0] + fEnd[0]) / 2);
   draw();
   V.ready = true;
 })().catch((e) => { document.body.insertAdjacentHTML("afterbegin", `<pre style="color:#c00">hoptcp view: ${e}</pre>`); window.hoptcpViewer = { error: String(e) }; });
