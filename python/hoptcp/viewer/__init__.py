@@ -118,9 +118,9 @@ def flow_paths(air: Mapping[str, Any], flows: Sequence[Mapping[str, Any]]) -> di
     by_uid = {u: f for f, u in first.items()}
     paths: dict[int, list[int]] = {f: [] for f in first}
     for node, p in zip(pe["node"], pe["packet"]):
-        f = by_uid.get(int(pk["uid"][p]))
-        if f is not None and int(pk["flow"][p]) == f and (not paths[f] or paths[f][-1] != node):
-            paths[f].append(int(node))
+        owner = by_uid.get(int(pk["uid"][p]))
+        if owner is not None and int(pk["flow"][p]) == owner and (not paths[owner] or paths[owner][-1] != node):
+            paths[owner].append(int(node))
     return {f: path for f, path in paths.items() if len(path) >= 2 and path[-1] == dst[f]}
 
 
