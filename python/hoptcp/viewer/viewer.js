@@ -252,7 +252,7 @@
     const y0 = PH - PM.b, yOf = (v) => y0 - (v / (ymax * 1.08)) * (y0 - PM.t);
     c.strokeStyle = "#bbb"; c.beginPath(); c.moveTo(PM.l, PM.t); c.lineTo(PM.l, y0); c.lineTo(PW - PM.r, y0); c.stroke();
     c.fillStyle = "#444"; c.font = "11px sans-serif"; c.textAlign = "right";
-    const yt = niceTicks(ymax, Math.max(2, Math.floor((y0 - PM.t) / 28)));
+    const yt = niceTicks(ymax, Math.max(4, Math.floor((y0 - PM.t) / 24)));
     for (const v of yt) {
       const y = yOf(v);
       c.strokeStyle = "#eee"; c.beginPath(); c.moveTo(PM.l, y); c.lineTo(PW - PM.r, y); c.stroke();
