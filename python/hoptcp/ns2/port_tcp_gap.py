@@ -182,7 +182,7 @@ def _time_average(times: Sequence[float], values: Sequence[float], end: float, *
 
 
 def hoptcp_gateway(report: Mapping[str, Any]) -> dict[int, dict[str, float]]:
-    """Per gateway flow (hoptcp's order): the time averages of the pacing rate (min(rate, cap)
+    """Per flow (hoptcp's flow id, the series' key): the time averages of the pacing rate (min(rate, cap)
     where a cap is on) and of the cap, from hoptcp's ``gateway`` series (``--series gateway``)."""
     ts = (report.get("time_series") or {}).get("gateway")
     if not ts:
@@ -231,12 +231,12 @@ def _hoptcp_flows(raw: Mapping[str, Any], flows: Sequence[Mapping[str, Any]]) ->
     ids = {(int(f["src"]), int(f["dst"])): int(f["id"]) for f in flows}
     avg = hoptcp_gateway(raw)
     out: dict[int, dict[str, float]] = {}
-    for k, g in enumerate(((raw.get("wired") or {}).get("tcp_gap") or {}).get("flows") or []):
+    for g in ((raw.get("wired") or {}).get("tcp_gap") or {}).get("flows") or []:
         fid = ids.get((int(g["key"]["src"]), int(g["key"]["dst"])))
         if fid is None:
             continue
         row = {m: float(g[m]) for m in ("rate_pps", "fhd_s", "variation", "throttles") if g.get(m) is not None}
-        row.update(avg.get(k, {}))
+        row.update(avg.get(fid, {}))  # the gateway series is keyed by hoptcp's flow id
         row["down"] = 1.0 if g.get("direction") == "wired_to_wireless" else 0.0
         out[fid] = row
     return out
