@@ -123,6 +123,15 @@ set ok 1
 foreach i $a(nodes) { if {$b($i,retries) > $a($i,retries) || $b($i,frames) != $a($i,frames)} { set ok 0 } }
 check "lred_count_ 1 <= lred_count_ 0, same frames" {$ok}
 
+# 8. switched on but never acting changes nothing: LRED below an unreachable min_th (no random
+#    draw) and pacing whose trigger is never met give the very run of everything off
+set r0 [run hops=4 dur=10]
+set r1 [run hops=4 dur=10 lred_=1 lred_min_th_=100 lred_max_th_=200 pace_=1 pace_trigger_=2]
+array unset a; array unset b; array set a $r0; array set b $r1
+set ok [expr {$a(goodput_kbps) == $b(goodput_kbps)}]
+foreach i $a(nodes) { if {$a($i,frames) != $b($i,frames) || $a($i,retries) != $b($i,retries)} { set ok 0 } }
+check "on but never acting: the same run as off" {$ok && [sum $r1 checked] > 0 && [sum $r1 paced] == 0}
+
 if {$fail} { puts "FAILED"; exit 1 }
 puts "ok lred-pacing counters"
 exit 0
