@@ -17,6 +17,7 @@ time the sender's TCP sent it, so Wireshark's TCP analysis counts exactly the fl
 ``retransmissions``. IPv4 and TCP/UDP headers are those of the 802.11 trace (``encode.rs``:
 node ``i`` is 10.0.0.``i+1``, flow ``f`` uses port 49152 + f, TCP's server port 80, sequence
 numbers in bytes, payload zeros); ECN bits are not written (the air trace does not carry them).
+With ``stats.air_window_s`` set, the view covers that window only, as the air trace does.
 """
 
 from __future__ import annotations
