@@ -153,7 +153,7 @@ def ttl_lines(sc: Mapping[str, Any], flows: Sequence[Mapping[str, Any]]) -> list
     ttls = [int(t) for t in s["initial_ttls"]]
     protocol = sc["routing"]["protocol"]
     if protocol == "aodv":
-        diameter = int(((sc["routing"].get("aodv") or {}).get("network_diameter", NS2_TTL["aodv"])))
+        diameter = int((sc["routing"].get("aodv") or {}).get("network_diameter", NS2_TTL["aodv"]))
         if diameter != NS2_TTL["aodv"]:
             raise _unsupported(f"routing.aodv.network_diameter = {diameter} cannot be exported with LDM: ns-2.35's "
                                "AODV stamps 30 on the packets it originates (allowed: 30)")

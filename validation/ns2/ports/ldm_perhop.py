@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import statistics as st
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from hoptcp import _bridge
 from hoptcp.ns2 import run as ns2run
