@@ -61,6 +61,8 @@ TcpGapGateway::TcpGapGateway()
 	bind_time("fhd_bound_", &fhd_bound_);
 	bind("ack_size_", &ack_size_);
 	bind("s_data_", &s_data_);
+	bind_bool("karn_", &karn_);
+	bind_bool("retime_", &retime_);
 	bind("hops_source_", &hops_source_);
 	bind("qlimit_", &qlimit_);
 	bind_time("flow_timeout_", &flow_timeout_);
@@ -295,7 +297,7 @@ bool TcpGapGateway::ack_common(TcpGapFlow* f, Packet* p, bool* fresh, double* sa
 	f->last_ack = ackno;
 	bool ok = false;
 	std::map<int, double>::iterator it = f->t1.find(ackno);
-	if (it != f->t1.end() && it->second >= f->last_retx) {
+	if (it != f->t1.end() && (!karn_ || it->second >= f->last_retx)) {
 		*sample = now() - it->second;
 		ok = true;
 	}
@@ -442,7 +444,7 @@ void TcpGapGateway::new_sample(TcpGapFlow* f, double rtt)
 	f->cov = cov;
 	if (f->fhd > 0)
 		f->rate = 1.0 / (f->fhd * (1 + 2 * cov));			/* Eq. (1) */
-	if (f->timer->status() == TIMER_PENDING) {
+	if (retime_ && f->timer->status() == TIMER_PENDING) {
 		f->timer->force_cancel();
 		try_release(f);
 	}

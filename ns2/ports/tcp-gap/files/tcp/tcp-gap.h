@@ -134,6 +134,8 @@ protected:
 	double fhd_bound_;
 	double ack_size_;
 	double s_data_;
+	int karn_;
+	int retime_;
 	int hops_source_;
 	int qlimit_;
 	double flow_timeout_;
