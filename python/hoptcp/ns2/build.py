@@ -307,7 +307,13 @@ def build(tcpap_dir: str | Path | None, ns2_dir: str | Path, out: str | Path, *,
                             "directory (a port's insertions are not taken out again)")
     for port in loaded:
         portlib.apply(port, tree)
-    rewrite(tree / "aodv" / "aodv.h", lambda t: aodv_mode(t, aodv_hello))
+    aodv_h = tree / "aodv" / "aodv.h"
+    before = aodv_h.read_text(encoding="utf-8", errors="replace")
+    rewrite(aodv_h, lambda t: aodv_mode(t, aodv_hello))
+    if aodv_h.read_text(encoding="utf-8", errors="replace") != before:
+        # ns-2's Makefile has no header dependencies: recompile what includes aodv.h
+        for obj in portlib.stale_objects(tree, [aodv_h]):
+            obj.unlink()
     rewrite(tree / "tcl" / "lib" / "ns-default.tcl", lambda t: hello_marker(t, aodv_hello))
     logfile = outp / "build.log"
     env = dict(os.environ, CXX=CXX)
