@@ -66,7 +66,7 @@ def test_defaults_map_to_the_ports_names() -> None:
     assert gap_settings(s) == {
         "gc_": "1", "gc_threshold_": "1.1", "gc_interval_": "5.0", "gc_aging_": "1.1", "flow_timeout_": "120.0",
         "qlimit_": "0", "alpha_": "0.7", "hop_factor_": "4", "short_path_": "0", "cov_history_": "50",
-        "cov_kind_": "0", "fhd_bound_": "0.0", "overhead_bytes_": "0"}
+        "cov_kind_": "0", "fhd_bound_": "0.0", "timer_": "0", "initial_gap_": "0.0", "overhead_bytes_": "0"}
     # the gateway comes after the wired link into the base station, the counters in finish
     assert s.index("set gap [") > s.index("$ns_ duplex-link $node_(3) $node_(4)")
     assert s.index('puts $statsfd "-39 $i.$c') > s.index("proc finish {}")
@@ -82,6 +82,8 @@ def test_defaults_map_to_the_ports_names() -> None:
     ("tcp.ap.overhead_bytes", 112, "overhead_bytes_", "72"),
     ("tcp.ap.history", 20, "cov_history_", "20"),
     ("tcp.ap.delay_bound_s", 0.5, "fhd_bound_", "0.5"),
+    ("tcp.ap.timer", "free_running", "timer_", "1"),
+    ("tcp.ap.initial_interval_s", 0.05, "initial_gap_", "0.05"),
 ])
 def test_each_key(key: str, value: object, var: str, want: str) -> None:
     s = export(sc(**{key: value}), 1, static_routes="dsdv").tcl

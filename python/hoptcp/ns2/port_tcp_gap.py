@@ -24,6 +24,8 @@ hoptcp key                             ns-2.35 (``$gap`` = ``[$node_(GATEWAY) tc
 ``tcp.ap.overhead_bytes``              ``overhead_bytes_`` = overhead - 40 (ns-2's packets at the
                                        gateway already carry the 40-byte TCP/IP header)
 ``tcp.ap.delay_bound_s``               ``fhd_bound_`` (0: none)
+``tcp.ap.timer``                       ``timer_`` (on_demand 0, free_running 1)
+``tcp.ap.initial_interval_s``          ``initial_gap_`` (0: unpaced before the first sample)
 ``radio.data_rate_mbps``               ``bandwidth_`` (taken from ``Mac/802_11 dataRate_``)
 =====================================  ==========================================================
 
@@ -109,6 +111,8 @@ def attach_lines(sc: Mapping[str, Any], gateway: int) -> list[str]:
         f"$gap set cov_history_ {int(ap['history'])}",
         f"$gap set cov_kind_ {1 if ap['variation'] == 'mad' else 0}",
         f"$gap set fhd_bound_ {_g(ap['delay_bound_s'])}",
+        f"$gap set timer_ {1 if ap['timer'] == 'free_running' else 0}",
+        f"$gap set initial_gap_ {_g(ap['initial_interval_s'])}",
         f"$gap set overhead_bytes_ {int(ap['overhead_bytes']) - TCPIP_HEADER} ;# tcp.ap.overhead_bytes minus "
         "the TCP/IP header ns-2's packets carry",
     ]

@@ -63,6 +63,8 @@ TcpGapGateway::TcpGapGateway()
 	bind("s_data_", &s_data_);
 	bind_bool("karn_", &karn_);
 	bind_bool("retime_", &retime_);
+	bind("timer_", &timer_);
+	bind_time("initial_gap_", &initial_gap_);
 	bind("hops_source_", &hops_source_);
 	bind("qlimit_", &qlimit_);
 	bind_time("flow_timeout_", &flow_timeout_);
@@ -105,6 +107,7 @@ TcpGapFlow* TcpGapGateway::create(int src, int sport, int dst, int dport, bool d
 	f->timer = new TcpGapPaceTimer(this, f->id);
 	f->released_once = false;
 	f->last_release = 0;
+	f->next_tick = 0;
 	f->max_sent = -1;
 	f->last_retx = -1;
 	f->last_ack = -1;
@@ -339,8 +342,10 @@ void TcpGapGateway::data_down(TcpGapFlow* f, Packet* p)
 /* seconds between two releases of flow f; 0 = no pacing (yet) */
 double TcpGapGateway::gap(const TcpGapFlow* f) const
 {
-	if (!pacing_ || f->rate <= 0)
+	if (!pacing_)
 		return 0;
+	if (f->rate <= 0)
+		return initial_gap_ > 0 ? initial_gap_ : 0;	/* before the first sample */
 	double r = f->rate;
 	if (f->cap > 0 && f->cap < r)
 		r = f->cap;
@@ -351,8 +356,21 @@ void TcpGapGateway::try_release(TcpGapFlow* f)
 {
 	while (!f->q.empty()) {
 		double g = gap(f);
+		if (g <= 0 || !f->released_once) {
+			f->next_tick = now() + g;
+			release(f);
+			continue;
+		}
 		double t = f->last_release + g;
-		if (g <= 0 || !f->released_once || now() >= t - 1e-12) {
+		if (timer_ == 1) {
+			/* free-running: ticks every gap, a packet waits for the next one */
+			if (f->next_tick < now() - 1e-12)
+				f->next_tick += ceil((now() - f->next_tick) / g - 1e-9) * g;
+			t = f->next_tick;
+		}
+		if (now() >= t - 1e-12) {
+			if (timer_ == 1)
+				f->next_tick = t + g;
 			release(f);
 			continue;
 		}

@@ -62,6 +62,7 @@ struct TcpGapFlow {
 	TcpGapPaceTimer* timer;
 	bool released_once;
 	double last_release;
+	double next_tick;
 
 	/* sequence bookkeeping */
 	std::map<int, double> t1;	/* seq -> T1 */
@@ -136,6 +137,8 @@ protected:
 	double s_data_;
 	int karn_;
 	int retime_;
+	int timer_;
+	double initial_gap_;
 	int hops_source_;
 	int qlimit_;
 	double flow_timeout_;
