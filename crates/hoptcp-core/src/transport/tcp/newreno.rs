@@ -319,13 +319,42 @@ mod ecn_tests {
         assert_eq!(s.ssthresh(), 4.0);
         let d = s.next_timer().unwrap();
         s.on_timer(d);
-        // ns-2: ECN already halved ssthresh for this window.
+        // ns-2: ECN already halved ssthresh for this window, and nrexmit_ does not count
+        // an expiry in ECN recovery.
         assert_eq!(s.cwnd(), 1.0);
         assert_eq!(s.ssthresh(), 4.0);
-        assert_eq!(s.stats(d).timeouts, 1);
+        assert_eq!(s.stats(d).timeouts, 0);
         let v = drain(&mut s, d);
         assert_eq!(seqs(&v), vec![8]);
         assert!(v[0].cwr, "CWR after the window reduction");
+    }
+
+    #[test]
+    fn an_ecn_cut_at_one_packet_stalls_until_the_timer() {
+        // ns-2.35: slowdown(CLOSE_CWND_HALF) with precisionReduce_ sets cwnd_ = windowd()/2 and
+        // no floor; window() is 0 until the retransmission timer, whose timeout() restores one
+        // packet without counting it (no data outstanding).
+        let mut s = ecn_at_window_8();
+        let mut t: Time = 200 * MS;
+        let mut cuts = Vec::new();
+        let mut top = s.max_sent().unwrap();
+        while s.cwnd() >= 1.0 {
+            s.on_segment(t, &ack_ece(top));
+            cuts.push(s.cwnd());
+            if let Some(m) = s.max_sent() {
+                top = m;
+            }
+            drain(&mut s, t);
+            top = s.max_sent().unwrap_or(top);
+            t += MS;
+        }
+        assert_eq!(cuts, vec![4.0, 2.0, 1.0, 0.5]);
+        assert!(drain(&mut s, t).is_empty(), "window() is 0 below one packet");
+        let d = s.next_timer().expect("the timer is armed by the ACK");
+        s.on_timer(d);
+        assert_eq!(s.cwnd(), 1.0);
+        assert_eq!(s.stats(d).timeouts, 0);
+        assert_eq!(drain(&mut s, d).len(), 1, "one packet after the timer");
     }
 
     #[test]

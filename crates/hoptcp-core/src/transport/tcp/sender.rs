@@ -225,9 +225,10 @@ impl Core {
         if self.ssthresh < 2.0 {
             self.ssthresh = 2.0;
         }
-        if self.cwnd < 1.0 {
-            self.cwnd = 1.0;
-        }
+        // No floor: ns-2.35 raises cwnd to one packet only in timeout(). A halving at
+        // cwnd < 2 (an ECN echo) leaves it below one, window() is 0 and the sender waits
+        // for its retransmission timer (ns-2 newtimer()). Found by the clean-room ns-2.35
+        // ports of LDM and Link RED (validation/ns2/ports/*-disagreements.md).
         if self.ecn && flags & (how::CWND_HALF | how::CWND_RESTART | how::CWND_ONE) != 0 {
             self.cong_action = true;
         }
@@ -355,14 +356,15 @@ impl Core {
                 self.wnd_init = 1.0;
             }
             if self.last_action == CwndAction::Ecn {
-                // ECN already halved ssthresh for this window.
+                // ECN already halved ssthresh for this window; like ns-2's nrexmit_,
+                // this expiry is not counted as a timeout.
                 self.slowdown(how::CWND_ONE);
             } else {
                 self.last_action = CwndAction::Timeout;
                 self.slowdown(how::SSTHRESH_HALF | how::CWND_RESTART);
+                self.timeouts += 1;
             }
             self.reset_rtx_timer(now, false, self.timeout_backoff);
-            self.timeouts += 1;
         }
         self.last_action = CwndAction::Timeout;
     }
