@@ -225,3 +225,17 @@ text = "    int toy_;"
         (tree / "mac" / name).write_text("obj")
     pl.apply(pl.load("toy", ports_dir), tree)  # nothing changed: nothing is stale
     assert sorted(p.name for p in (tree / "mac").glob("*.o")) == ["ll.o", "mac.o", "other.o"]
+
+
+def test_the_validation_page_shows_each_ports_table_and_disagreements(tmp_path: Path) -> None:
+    from hoptcp.ns2.validation import ports_section
+
+    d = tmp_path / "ports"
+    d.mkdir()
+    assert ports_section(d) == ""
+    (d / "toy.toml").write_text('seeds = [1, 2]\n\n[[case]]\nname = "c1"\ngroup = "g"\nwhat = "a case"\n'
+                                'toml = """duration_s = 1.0"""\n')
+    (d / "toy-results.json").write_text('{"cases": {}, "hoptcp_version": "v1"}')
+    (d / "toy-disagreements.md").write_text("# toy\n\n## 1. A first disagreement\n\ntext\n\n## Open\n")
+    text = ports_section(d)
+    assert "### `toy`" in text and "- 1. A first disagreement" in text and "- Open" in text

@@ -189,7 +189,12 @@ def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None,
         data = run_suite(suite, only=only, seeds=seeds, store=store or DEFAULT_STORE, jobs=jobs,
                          progress=not quiet, results=results,
                          on_case=None if quiet else lambda n: click.echo(f"case {n}", err=True))
-    Path(output).write_text(render(suite, data), encoding="utf-8")
+    page = render(suite, data)
+    if Path(suite_path).resolve() == Path("validation/ns2/suite.toml").resolve():
+        from .validation import ports_section
+
+        page = page.rstrip("\n") + "\n" + ports_section()
+    Path(output).write_text(page, encoding="utf-8")
     click.echo(f"wrote {output} ({len(data.get('cases', {}))} cases; results in {results})", err=True)
 
 

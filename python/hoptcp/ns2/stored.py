@@ -73,6 +73,12 @@ _NS2_TOPOLOGIES = {"chain6x6", "chain7x3", "cross2"}
 #: per entry: what ns-2.35 runs (entries not listed run their whole sweep with their seeds)
 PLANS: dict[str, Plan] = {
     "fu-window": Plan(seeds=_FIVE),
+    "fu-pacing": Plan(seeds=_FIVE, ports=("lred-pacing",),
+                      points=lambda p: int(p["tcp.max_window"]) == 3
+                      and p["mac.adaptive_pacing.wait"] == "frozen_backoff",
+                      note="ns-2.35 with our clean-room port of adaptive pacing (ns2/ports/lred-pacing) ran MaxWin 3 "
+                           "(W*) with the readings the text allows (the wait on the frozen backoff); the port's "
+                           "digest is named above."),
     "fu-vegas": Plan(seeds=_FIVE),
     "fu-wstar": Plan(seeds=(1, 2, 3), points=lambda p: int(p["topology.hops"]) <= 16,
                      note="ns-2.35 ran chains of up to 16 hops with 3 seeds (the longer chains take minutes per "

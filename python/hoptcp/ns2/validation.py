@@ -287,9 +287,10 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
       "radio thresholds from the tx and carrier-sense ranges by the same two-ray formula, capture "
       "threshold, 802.11 rates, retry limits, RTS threshold, queue limits, TCP variant and variables "
       "(window_, packetSize_, windowInit_, ssthresh_, minrto_), sinks, CBR sizes and ns-2's `random_`. "
-      "ns-2.35 has no static routing for wireless nodes: hoptcp's static routes are expressed with DSDV "
-      "that converges before the flows start and then stays frozen, and the routes it froze are read back "
-      "from its trace and checked against hoptcp's in every run. DSDV adds a 20-byte IP header to the "
+      "Stock ns-2.35 has no static routing for wireless nodes: there, hoptcp's static routes are expressed "
+      "with DSDV that converges before the flows start and then stays frozen, and the routes it froze are "
+      "read back from its trace and checked against hoptcp's in every run (with our static-route agent, "
+      "`ns2/ports/static-routes`, the routes are hoptcp's own: the section on the ports below). DSDV adds a 20-byte IP header to the "
       "packets it originates: TCP header, ACK and CBR sizes are reduced so that frames on the air have "
       "hoptcp's sizes. ARP, which hoptcp does not model, is resolved by a ping over every link a flow uses "
       "before the flows start. ns-2's goodput is counted from the TCP sink's in-order bytes "
@@ -301,10 +302,11 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
       "with the scenario's bandwidth, delay and queue limit. ns-2 builds hierarchical routes only over the "
       "nodes it registered for wired routing and fails on a gap in their ids, so wired nodes and the "
       "gateway are created first; the script records each node's ns-2 id and address and the parser "
-      "translates them back to hoptcp's. Only DSDV forwards to a base station in ns-2.35 (its AODV has "
-      "no such code), so hybrid scenarios need `routing.protocol = \"static\"`; packets a wired node "
-      "originates pass no routing agent, so their header sizes are not reduced. The gateway's TCP-GAP "
-      "(pacing and Goodput Control) has no ns-2 code and is refused.")
+      "translates them back to hoptcp's. In stock ns-2.35 only DSDV forwards to a base station (its AODV has "
+      "no such code), so there hybrid scenarios need `routing.protocol = \"static\"`; packets a wired node "
+      "originates pass no routing agent, so their header sizes are not reduced. AODV to a base station and "
+      "TCP-GAP's gateway (pacing and Goodput Control) exist only in our ns-2.35 ports (`ns2/ports/aodv-bs`, "
+      "`ns2/ports/tcp-gap`: the section on the ports below); stock ns refuses such scripts in one line.")
     w("")
     w("**ns-2.35 with the authors' TCP-AP.** ElRakabawy et al. published TCP-AP's ns-2 code "
       "(`tcp/tcp-ap.cc`, `tcp/tcp-ap.h`: `Agent/TCP/Newreno/AP`, for ns-2.29; repository "
@@ -467,4 +469,62 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
                        for c in cases})
     w(f"Generated {data.get('generated', '?')} with "
       + "; ".join(f"hoptcp core {h} and {n}" for h, n in versions) + ".")
+    return "\n".join(out) + "\n"
+
+
+#: where the ports' validation suites live (``<port>.toml`` with ``<port>-results.json``, the
+#: disagreements found in ``<port>-disagreements.md``)
+PORTS_DIR = Path("validation/ns2/ports")
+
+
+def _sections(page: str, names: Sequence[str]) -> str:
+    """The ``## NAME`` sections of a rendered page, headings demoted two levels."""
+    out, keep = [], False
+    for line in page.splitlines():
+        if line.startswith("## "):
+            keep = line[3:].strip() in names
+            if keep:
+                out.append("#" + "#" + line)
+            continue
+        if keep:
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+def ports_section(ports_dir: str | Path = PORTS_DIR) -> str:
+    """docs/validation.md's part on the ns-2.35 ports of the cures: per port suite, its summary and
+    goodput table (from its stored results) and the first disagreements its comparison found."""
+    d = Path(ports_dir)
+    suites = sorted(p for p in d.glob("*.toml")) if d.is_dir() else []
+    if not suites:
+        return ""
+    out = ["", "## The ns-2.35 ports of the cures", "",
+           "Each cure of the papers written a second time into ns-2.35, in a clean room (from the papers and "
+           "ns-2.35's code only; `ns2/ports/<port>/`, built by `hoptcp ns2 build --with-ports`), and compared "
+           "with hoptcp on matched cases under the same rules as above. Each port's choices the text leaves open "
+           "(`CHOICES.md`) were committed before its first comparison. Every disagreement found is listed with "
+           "its cause, the sentence of the paper that decides it and the fix; the full pages are linked. Cases "
+           "run before a change to hoptcp's core keep that core's numbers until they are run again (each "
+           "page's results file names the build of every run)."]
+    for suite_path in suites:
+        port = suite_path.stem
+        results = d / f"{port}-results.json"
+        if not results.is_file():
+            continue
+        data = load_results(results)
+        page = render(load_suite(suite_path), data)
+        builds: dict[str, int] = {}
+        for case in data.get("cases", {}).values():
+            v = (case.get("versions") or [data.get("hoptcp_version", "?")])[0]
+            builds[v] = builds.get(v, 0) + 1
+        ran = "; ".join(f"`{b}` ({n} case{'s' if n != 1 else ''})" for b, n in sorted(builds.items()))
+        out += ["", f"### `{port}`", "",
+                f"Cases: [{suite_path.as_posix()}](../{suite_path.as_posix()}); the full page: "
+                f"[{port}.md](../{(d / f'{port}.md').as_posix()}); hoptcp's core: {ran}.", ""]
+        out.append(_sections(page, ["Summary", "Goodput"]))
+        dis = d / f"{port}-disagreements.md"
+        if dis.is_file():
+            heads = [ln[3:].strip() for ln in dis.read_text(encoding="utf-8").splitlines() if ln.startswith("## ")]
+            out += ["", f"Disagreements ([{dis.name}](../{dis.as_posix()})):", ""]
+            out += [f"- {h}" for h in heads] or ["- none recorded"]
     return "\n".join(out) + "\n"
