@@ -99,7 +99,11 @@ PLANS: dict[str, Plan] = {
                                             "metrics do not give (docs/jiang-capture.md compares the scenario's "
                                             "goodputs with ns-2.35)"),
     "jiang-packet-size": Plan(seeds=(1, 2, 3)),
-    "ldm-fig4": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
+    "ldm-fig4": Plan(seeds=_FIVE, points=lambda p: _plain_tcp(p) or int(p["topology.hops"]) == 7,
+                     ports=("ldm", "lred-pacing"),
+                     note="ns-2.35 ran regular and restrained TCP, and on the 7-hop chain also LDM (our clean-room "
+                          "port, ns2/ports/ldm) and Lee's adaptive pacing (our port of Fu's pacing, "
+                          "ns2/ports/lred-pacing, in Lee's reading); the ports' digests are named above."),
     "ldm-fig5": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
     "ldm-fig10": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
     "gap-chain": Plan(seeds=_TEN, main=False, sides=("static-ns2-code", "static-ns2-code-down"),
