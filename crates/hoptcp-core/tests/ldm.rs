@@ -39,7 +39,8 @@ fn ldm_marks_ect_data_at_forwarding_nodes_and_the_sender_answers() {
         assert_eq!(marks(&r, 7).1, 0, "the destination only forwards nothing");
         for i in 1..7 {
             let (pk, m, d) = marks(&r, i);
-            assert!(pk > 1000 && m > 10, "node {i}: {pk} packets, {m} marks");
+            // 60 s at over 100 kb/s: several hundred data packets through every forwarder
+            assert!(pk > 500 && m > 10, "node {i}: {pk} packets, {m} marks");
             assert_eq!(d, 0, "data is ECN-capable and ACKs are never picked");
         }
         // RFC 3168 end to end: the receiver echoes, the sender halves at most

@@ -498,9 +498,12 @@ impl Gateway {
         } else {
             f.stats.data_packets += 1;
             f.sending = true;
-            f.payload = f.payload.max(seg.payload_bytes);
-            if seg.payload_bytes > 0 && f.est.samples() == 0 {
-                f.est = RateEstimator::new(&cfg.pacing, f.payload);
+            // s_data is the data segment's size (Table 1, Eq. (4)): a flow first seen with its
+            // setup segment learns it from the first data segment, even when the setup
+            // segment's ACK already gave an RTT sample (found by the ns-2.35 port of TCP-GAP).
+            if seg.payload_bytes > f.payload {
+                f.payload = seg.payload_bytes;
+                f.est.set_payload(&cfg.pacing, f.payload);
             }
             if f.paced && from == Side::Wired {
                 if f.pacer.queued() as u32 >= f.reserved {
@@ -901,6 +904,31 @@ mod tests {
         assert!(st.paced);
         assert_eq!((st.paced_packets, st.max_queue, st.rtt_samples), (6, 3, 1));
         assert!((st.max_pacing_delay_s - 3.0 * iv as f64 * 1e-9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn s_data_is_the_data_segments_after_a_setup_segment_with_an_rtt_sample() {
+        let mut gw = Gateway::new(no_control(11e6));
+        let mut env = Env::default();
+        // The setup segment (no payload) and its ACK: one RTT sample taken with s_data = 0.
+        let syn = GapSegment { payload_bytes: 0, ..data(DOWN, 0, 0) };
+        gw.on_packet(Side::Wired, 1, &syn, &mut env);
+        env.now = 40 * MS;
+        gw.on_packet(Side::Wireless, 2, &ack_of(DOWN, 0, 0), &mut env);
+        // Data of 1460 bytes, then its ACK: the interval is that of 1460-byte segments.
+        env.now = 41 * MS;
+        gw.on_packet(Side::Wired, 3, &data(DOWN, 1, 41 * MS), &mut env);
+        env.now = 92 * MS;
+        gw.on_packet(Side::Wireless, 4, &ack_of(DOWN, 1, 41 * MS), &mut env);
+        let mut want = RateEstimator::new(&TcpApConfig::paper(11e6), 0);
+        want.on_rtt(0.040, 4);
+        want.set_payload(&TcpApConfig::paper(11e6), 1460);
+        want.on_rtt(0.051, 4);
+        let mut stale = RateEstimator::new(&TcpApConfig::paper(11e6), 0);
+        stale.on_rtt(0.040, 4);
+        stale.on_rtt(0.051, 4);
+        assert_eq!(gw.flow_interval(DOWN), want.interval());
+        assert_ne!(want.interval(), stale.interval(), "s_data moves the interval");
     }
 
     /// The RTT_wireless samples of the gateway's series, in ms.

@@ -257,10 +257,11 @@ fn link_red_marks_are_echoed_and_answered_once_per_window() {
     assert!(echoed[0] > 2 * NS_PER_S && *echoed.last().unwrap() < 3 * NS_PER_S + 200 * MS, "{echoed:?}");
     // ... and each window reduction is at least one RTT (25 ms minimum here)
     // after the previous one, though every ACK in between carries ECN-Echo:
-    // 32 -> 16 -> 8 -> 4 -> 2 -> 1. At cwnd 1 further responses (at most one
-    // per RTT) back off the retransmission timer instead (ns-2 ecn_backoff_).
+    // 32 -> 16 -> 8 -> 4 -> 2 -> 1 -> 0.5 (ns-2.35 halves below one packet; the
+    // sender then waits for its retransmission timer). At cwnd <= 1 further
+    // responses back off the retransmission timer (ns-2 ecn_backoff_).
     let cuts: Vec<Time> = sim.trace.windows(2).filter(|w| w[1].1 < w[0].1).map(|w| w[1].0).collect();
-    assert_eq!(cuts.len(), 5, "{cuts:?}");
+    assert_eq!(cuts.len(), 6, "{cuts:?}");
     assert!(cuts.windows(2).all(|w| w[1] - w[0] >= 25 * MS), "{cuts:?}");
     assert!(st.ecn_reductions >= 5 && (st.ecn_reductions as f64) <= 1.0 / 0.025 + 1.0, "{st:?}");
     assert!(st.ecn_reductions < marks.get() as u64 / 2, "far fewer responses than marks: {st:?}");

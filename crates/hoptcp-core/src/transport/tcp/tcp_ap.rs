@@ -182,6 +182,12 @@ impl RateEstimator {
         }
     }
 
+    /// Data segments of `payload_bytes` from now on (s_data of the paper's Table 1), the samples
+    /// kept: a flow's first segment may be its 40-byte setup segment.
+    pub fn set_payload(&mut self, cfg: &TcpApConfig, payload_bytes: u32) {
+        self.data_tx_s = (payload_bytes + cfg.overhead_bytes) as f64 / (cfg.link_rate_bps / 8.0);
+    }
+
     /// The delay factor k for an `hops`-hop path.
     fn factor(&self, hops: u32) -> f64 {
         let h = hops.max(1);
