@@ -239,3 +239,22 @@ def test_the_validation_page_shows_each_ports_table_and_disagreements(tmp_path: 
     (d / "toy-disagreements.md").write_text("# toy\n\n## 1. A first disagreement\n\ntext\n\n## Open\n")
     text = ports_section(d)
     assert "### `toy`" in text and "- 1. A first disagreement" in text and "- Open" in text
+
+
+def test_runs_of_a_built_ns_are_stored_under_its_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hoptcp.ns2 import run
+
+    monkeypatch.delenv("HOPTCP_NS", raising=False)
+    stock = run.ns2_version()
+    (tmp_path / "src").mkdir()
+    ns = tmp_path / "src" / "ns"
+    ns.write_text("#!/bin/sh\n")
+    ns.chmod(0o755)
+    (tmp_path / "BUILD.txt").write_text("ns-2.35 built by hoptcp ns2 build from /x\ntcpap no\naodv link-layer\n"
+                                        "port toy@0123456789ab\n")
+    monkeypatch.setenv("HOPTCP_NS", str(ns))
+    assert run.built_from() == "tcpap no\naodv link-layer\nport toy@0123456789ab"
+    built = run.ns2_version()
+    assert built != stock
+    (tmp_path / "BUILD.txt").write_text("tcpap no\naodv link-layer\nport toy@ba9876543210\n")
+    assert run.ns2_version() not in (stock, built), "another port digest, another store version"

@@ -79,8 +79,13 @@ delayed_ack = true\necn = true\npayload_bytes = 512\ninitial_window = 1\n
 )
 
 
-@lru_cache(maxsize=1)
 def ns2_version() -> str:
+    """Store version of ns-2 runs (:func:`_ns2_version`) for the ns binary in use."""
+    return _ns2_version(built_from())
+
+
+@lru_cache(maxsize=4)
+def _ns2_version(build: str) -> str:
     """Store version of ns-2 runs. It changes when the parser's code changes (its syntax tree
     without docstrings) or when the scripts exported for :data:`VERSION_PROBES` change (the
     banner naming hoptcp's version left out), so runs are reused across changes that do not
@@ -91,7 +96,21 @@ def ns2_version() -> str:
         exp = _export.export(Scenario.from_toml(text), 1)
         h.update(exp.tcl.split("\n", 1)[1].encode())
         h.update(json.dumps(exp.meta(), sort_keys=True).encode())
+    if build:  # a binary of `hoptcp ns2 build`: its ports' digests, TCP-AP, the AODV mode
+        h.update(build.encode())
     return f"ns-2.35+export.{h.hexdigest()[:12]}"
+
+
+def built_from() -> str:
+    """What `hoptcp ns2 build` put into the ns binary in use (its BUILD.txt: the ports with their
+    digests, TCP-AP, the AODV mode); "" for any other ns, such as Debian's."""
+    ns = ns_binary()
+    if not ns:
+        return ""
+    build = Path(ns).resolve().parent.parent / "BUILD.txt"
+    if not build.is_file():
+        return ""
+    return "\n".join(ln for ln in build.read_text(encoding="utf-8").splitlines() if not ln.startswith("ns-2.35 built"))
 
 
 def _code_digest(source: str) -> str:
