@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from hoptcp.ns2 import Ns2Unsupported, export
+from hoptcp.errors import ScenarioError
+from hoptcp.ns2 import export
 from hoptcp.ns2 import port_aodv_bs as bs
 from hoptcp.scenario import Scenario
 
@@ -111,7 +112,7 @@ def test_http_defaults_and_counted_flows() -> None:
 
 def test_http_over_udp_is_refused_by_hoptcp_or_the_exporter() -> None:
     text = HTTP.replace('transport = "tcp"\napp = "http"', 'transport = "udp"\napp = "http"')
-    with pytest.raises(Exception):
+    with pytest.raises(ScenarioError, match=r"flows\.0\.app.*transport = \"udp\" supports app = \"cbr\""):
         export(sc(text), 1)
 
 

@@ -66,11 +66,11 @@ from typing import Any, Sequence
 from .. import _bridge
 from ..errors import ScenarioError
 from ..scenario import Scenario
+from . import port_aodv_bs as _bs
+from . import port_ldm as _ldm
+from . import port_lred_pacing as _lp
 from . import port_static_routes as _sr
 from . import port_tcp_gap as _gap
-from . import port_lred_pacing as _lp
-from . import port_ldm as _ldm
-from . import port_aodv_bs as _bs
 
 SPEED_OF_LIGHT = 3.0e8  # ns-2's, for wavelengths (hoptcp uses the same)
 #: ns-2 time between the ARP warm-up pings of successive links

@@ -138,7 +138,7 @@ def http_lines(sc: Mapping[str, Any], flows: Sequence[Mapping[str, Any]], f: Map
 
 def finish_lines(flows: Sequence[Any]) -> list[str]:
     """Lines inside ``proc finish``: the pages each source started."""
-    out = []
+    out: list[str] = []
     for fm in flows:
         if getattr(fm, "app", None) == "http":
             if not out:

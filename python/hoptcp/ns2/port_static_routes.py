@@ -195,20 +195,21 @@ def check_routes(recorded: Mapping[str, float], flows: Sequence[Mapping[str, Any
     ``f.<node>.<fid>.<dst>`` mapped to the next hop."""
     per_dst: dict[tuple[int, int], int] = {}
     per_flow: dict[tuple[int, int, int], int] = {}
-    for key, hop in recorded.items():
+    for key, value in recorded.items():
         parts = key.split(".")
         if parts[0] == "r" and len(parts) == 3:
-            per_dst[(int(parts[1]), int(parts[2]))] = int(hop)
+            per_dst[(int(parts[1]), int(parts[2]))] = int(value)
         elif parts[0] == "f" and len(parts) == 4:
-            per_flow[(int(parts[1]), int(parts[2]), int(parts[3]))] = int(hop)
+            per_flow[(int(parts[1]), int(parts[2]), int(parts[3]))] = int(value)
     problems = []
     for f in flows:
         path = [int(v) for v in f["path"]]
         ways = [("data", path)] + ([("ACK", path[::-1])] if f["transport"] == "tcp" else [])
         for what, want in ways:
-            got, dst = [want[0]], want[-1]
+            got: list[int] = [want[0]]
+            dst = want[-1]
             while got[-1] != dst and len(got) <= len(want) + 1:
-                hop = per_flow.get((got[-1], fid(f["id"]), dst), per_dst.get((got[-1], dst)))
+                hop: int | None = per_flow.get((got[-1], fid(f["id"]), dst), per_dst.get((got[-1], dst)))
                 if hop is None:
                     break
                 got.append(hop)

@@ -171,7 +171,8 @@ def add_gateway(rep: dict[str, Any], recorded: Mapping[str, float]) -> None:
                         "throttles": sum(f.get("throttles", 0.0) for f in flows)}
 
 
-def _time_average(times: Sequence[float], values: Sequence[float], end: float, *, on: bool = False) -> float:
+def _time_average(times: Sequence[float], values: Sequence[float | None], end: float, *,
+                  on: bool = False) -> float:
     """Time average of a step function (value from each time to the next) over the time it was
     set (``on``: only where the value is positive)."""
     area = span = 0.0
@@ -206,7 +207,7 @@ def hoptcp_gateway(report: Mapping[str, Any]) -> dict[int, dict[str, float]]:
         ct, cv = series.get("cap_pps", ([], []))
         # the effective rate: merge the two step functions
         events = sorted({*rt, *ct})
-        eff = []
+        eff: list[float | None] = []
         ri = ci = -1
         for t in events:
             while ri + 1 < len(rt) and rt[ri + 1] <= t:

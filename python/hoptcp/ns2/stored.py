@@ -57,12 +57,16 @@ class Plan:
 
 _FIVE = tuple(range(1, 6))
 _TEN = tuple(range(1, 11))
-_GAP_NOTE = ("ns-2.35 ran the entry's side sweeps with static routes: its AODV never forwards to a base station "
-             "(wired-cum-wireless needs DSDV), and TCP-GAP's gateway has no ns-2 code; TCP-AP is the authors' "
-             "tcp-ap.cc in an ns-2.35 built by `hoptcp ns2 build`.")
+_GAP_NOTE = ("ns-2.35 ran the entry's side sweeps with static routes and the authors' tcp-ap.cc (an ns-2.35 "
+             "built by `hoptcp ns2 build`): stock ns-2.35's AODV never forwards to a base station and it has no "
+             "TCP-GAP gateway. Both now exist as our clean-room ports (ns2/ports/aodv-bs, ns2/ports/tcp-gap), "
+             "compared with hoptcp in docs/validation.md (chains h = 1..8 both ways, parallel chains with and "
+             "without Goodput Control); this entry's own sweeps have not been run with them yet.")
 
 
-_LDM_NOTE = "ns-2.35 ran regular and restrained TCP (it has neither LDM nor adaptive pacing)."
+_LDM_NOTE = ("ns-2.35 ran regular and restrained TCP. LDM and adaptive pacing exist in ns-2.35 only as our "
+             "clean-room ports (ns2/ports/ldm, ns2/ports/lred-pacing), compared with hoptcp in docs/validation.md; "
+             "this entry's LDM and pacing arms have not been run with them yet (ldm-fig4's 7-hop chain has).")
 
 
 def _plain_tcp(p: Mapping[str, Any]) -> bool:
@@ -73,6 +77,10 @@ _NS2_TOPOLOGIES = {"chain6x6", "chain7x3", "cross2"}
 #: per entry: what ns-2.35 runs (entries not listed run their whole sweep with their seeds)
 PLANS: dict[str, Plan] = {
     "fu-window": Plan(seeds=_FIVE),
+    "fu-lred-chains": Plan(ports=("lred-pacing",)),
+    "fu-lred-window": Plan(ports=("lred-pacing",)),
+    "fu-lred-topologies": Plan(ports=("lred-pacing", "static-routes")),
+    "lred-calibration": Plan(ports=("lred-pacing",)),
     "fu-pacing": Plan(seeds=_FIVE, ports=("lred-pacing",),
                       points=lambda p: int(p["tcp.max_window"]) == 3
                       and p["mac.adaptive_pacing.wait"] == "frozen_backoff",

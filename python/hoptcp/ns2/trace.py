@@ -363,10 +363,12 @@ def read_run(out: Path, meta: Mapping[str, Any], seed: int) -> tuple[dict[str, A
     rep = report(meta, tr, stats, cwnd, seed)
     from .port_lred_pacing import STATS_ID, add_counters  # Link RED / pacing counters (lred-pacing port)
     add_counters(rep, stats.get(STATS_ID, {}))
-    from .port_tcp_gap import STATS_ID as GAP_ID, add_gateway  # TCP-GAP gateway counters (tcp-gap port)
+    from .port_tcp_gap import STATS_ID as GAP_ID  # TCP-GAP gateway counters (tcp-gap port)
+    from .port_tcp_gap import add_gateway
     if GAP_ID in stats:
         add_gateway(rep, stats[GAP_ID])
-    from .port_ldm import STATS_ID as LDM_ID, add_counters as add_ldm  # LDM counters, RTT samples (ldm port)
+    from .port_ldm import STATS_ID as LDM_ID  # LDM counters, RTT samples (ldm port)
+    from .port_ldm import add_counters as add_ldm
     if LDM_ID in stats:
         add_ldm(rep, stats[LDM_ID], f"{out}.cwnd")
     from .port_aodv_bs import add_http  # HTTP page lines (aodv-bs port)

@@ -765,6 +765,11 @@ def _ns2_line(entry: Entry, ns2_runs: "pd.DataFrame | None", quick: bool) -> str
     plan = stored.plan_of(entry.id)
     if plan.unsupported:
         return f"no ns-2.35 column: {plan.unsupported}"
+    if meta is None and plan.ports:
+        return (f"no stored runs yet: the entry's cure exists in ns-2.35 only as our clean-room port(s) "
+                f"{', '.join(f'`{p}`' for p in plan.ports)} (ns2/ports/), whose own comparison with hoptcp is in "
+                f"docs/validation.md; `hoptcp ns2 build --with-ports` and `hoptcp ns2 reproduce-data {entry.id} "
+                "--ns-binary DIR/src/ns` make them")
     if meta is None:
         return "no stored ns-2.35 runs (`hoptcp ns2 reproduce-data " + entry.id + "` makes them)"
     if ns2_runs is None:
