@@ -204,9 +204,11 @@ def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None,
 @_store_option
 @_ns_binary_option
 @click.option("--plan-only", is_flag=True, help="Print the plan (claims, margins, seeds per side) and stop.")
+@click.option("--max-seeds", type=click.IntRange(min=10), default=None,
+              help="Leave out claims whose planned seeds per side exceed this (they are listed, not run).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 def agreement_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | None, ns_binary: str | None,
-                       plan_only: bool, quiet: bool) -> None:
+                       plan_only: bool, max_seeds: int | None, quiet: bool) -> None:
     """Agreement sweeps for entries' failing claims (the verdicts' rule 5), run in ns-2.35.
 
     From the entry's hoptcp runs and its stored ns-2.35 runs (the pilot), fixes for every
@@ -220,9 +222,11 @@ def agreement_data_cmd(entries: tuple[str, ...], jobs: int | None, store: str | 
 
     _use_ns_binary(ns_binary)
     for eid in entries:
-        p = plan(eid, store=store, jobs=jobs, progress=not quiet)
+        p = plan(eid, store=store, jobs=jobs, progress=not quiet, max_seeds=max_seeds)
         for name, c in p["claims"].items():
             click.echo(f"{eid}: {name}: {c['text']}", err=True)
+        for name, c in p.get("not_run", {}).items():
+            click.echo(f"{eid}: {name}: not run: {c['text']} (over --max-seeds {max_seeds})", err=True)
         if not p["claims"]:
             click.echo(f"{eid}: no counted claim misses the paper's value where ns-2.35's runs can measure it", err=True)
             continue

@@ -53,6 +53,8 @@ class Plan:
     main: bool = True
     #: the ns2/ports the sweep needs (the binary must be built with them: ``hoptcp ns2 build --with-ports``)
     ports: tuple[str, ...] = ()
+    #: the points the agreement sweep runs (None: every point of the plan)
+    agreement_points: Callable[[Mapping[str, Any]], bool] | None = None
 
 
 _FIVE = tuple(range(1, 6))
@@ -108,11 +110,12 @@ PLANS: dict[str, Plan] = {
                                             "goodputs with ns-2.35)"),
     "jiang-packet-size": Plan(seeds=(1, 2, 3)),
     "ldm-fig4": Plan(seeds=_FIVE, points=lambda p: _plain_tcp(p) or int(p["topology.hops"]) == 7,
-                     ports=("ldm", "lred-pacing"),
+                     ports=("ldm", "lred-pacing"), agreement_points=lambda p: int(p["topology.hops"]) == 7,
                      note="ns-2.35 ran regular and restrained TCP, and on the 7-hop chain also LDM (our clean-room "
                           "port, ns2/ports/ldm) and Lee's adaptive pacing (our port of Fu's pacing, "
                           "ns2/ports/lred-pacing, in Lee's reading); the ports' digests are named above."),
-    "ldm-fig5": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
+    "ldm-fig5": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE,
+                     agreement_points=lambda p: int(p["topology.hops"]) == 7),
     "ldm-fig10": Plan(seeds=_FIVE, points=_plain_tcp, note=_LDM_NOTE),
     "gap-chain": Plan(seeds=_TEN, main=False, sides=("static-ns2-code", "static-ns2-code-down"),
                       note=_GAP_NOTE),
@@ -284,6 +287,11 @@ def agreement_spec(entry: "Entry", plan: Mapping[str, Any]) -> "SweepSpec":
     from ..sweep import SweepSpec
 
     spec = ns2_spec(entry)
+    keep = plan_of(entry.id).agreement_points
+    if keep is not None:
+        points = [p for p in spec.points() if keep(p)]
+        zipped = {k: [p[k] for p in points] for k in spec.param_keys}
+        spec = SweepSpec(spec.name, spec.scenario, {}, zipped, spec.set, spec.seeds, spec.metrics, spec.description)
     return SweepSpec(f"{spec.name}@agreement", spec.scenario, spec.grid, spec.zip, spec.set,
                      [int(s) for s in plan["seeds"]], spec.metrics, spec.description)
 

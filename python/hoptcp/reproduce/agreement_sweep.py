@@ -20,8 +20,11 @@ from typing import Any
 from .agreement import margin_for, seeds_needed
 
 
-def plan(entry_id: str, *, store: Any = None, jobs: int | None = None, progress: bool = True) -> dict[str, Any]:
-    """The agreement plan of an entry: ``{"seeds": [...], "claims": {name: {n, margin, text}}}``."""
+def plan(entry_id: str, *, store: Any = None, jobs: int | None = None, progress: bool = True,
+         max_seeds: int | None = None) -> dict[str, Any]:
+    """The agreement plan of an entry: ``{"seeds": [...], "claims": {name: {n, margin, text}}}``.
+    With ``max_seeds``, a claim whose planned n exceeds it is left out of the sweep (listed under
+    ``"not_run"`` with its n): its test is not run rather than run on fewer seeds than planned."""
     from ..errors import SpecError
     from ..ns2 import stored
     from ..store import DEFAULT_STORE
@@ -70,8 +73,12 @@ def plan(entry_id: str, *, store: Any = None, jobs: int | None = None, progress:
             if old is None or sp.n > old["n"]:
                 claims[c.name] = {"n": sp.n, "margin": m, "text": sp.text, "capped": sp.capped,
                                   "point": {k: str(v) for k, v in point.items()}}
+    not_run = {}
+    if max_seeds is not None:
+        not_run = {k: v for k, v in claims.items() if v["n"] > max_seeds}
+        claims = {k: v for k, v in claims.items() if v["n"] <= max_seeds}
     if not claims:
-        return {"seeds": [], "claims": {}}
+        return {"seeds": [], "claims": {}, "not_run": not_run}
     n = max(v["n"] for v in claims.values())
     first = stored.AGREEMENT_FIRST_SEED
-    return {"seeds": list(range(first, first + n)), "claims": claims}
+    return {"seeds": list(range(first, first + n)), "claims": claims, "not_run": not_run}
