@@ -225,8 +225,8 @@ class Claim:
     @property
     def is_gain(self) -> bool:
         """A cure or variant against its baseline (rule 4: computed per seed, paired)."""
-        text = f"{self.name} {self.check or ''}".lower()
-        return "gain" in text
+        text = f"{self.name} {self.check or ''}".lower().replace("_", " ")
+        return re.search(r"\bgains?\b", text) is not None
 
     @property
     def counted(self) -> bool:

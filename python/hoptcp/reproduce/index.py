@@ -251,12 +251,18 @@ def verdicts_csv(summaries: list[ReportSummary]) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(VERDICT_COLUMNS), lineterminator="\n")
     w.writeheader()
+    from .report import _paired
+
     for s in summaries:
         rows = _verdict_rows(s)
+        declared = {c.name: c for c in s.entry.claims}
         for c in s.claims:
             # a report written before verdicts.csv existed gives what its Markdown says
             row = rows.get(c.name) or {"entry": s.entry.id, "claim": c.name, "verdict": c.verdict,
                                       "headline": str(c.headline).lower(), "counted": str(c.kind == "paper").lower()}
+            if c.name in declared:  # from the entry's declaration, not the run: the current rule
+                p = _paired(declared[c.name])
+                row = {**row, "paired": "" if p is None else str(p).lower()}
             w.writerow({k: row.get(k, "") for k in VERDICT_COLUMNS})
     return buf.getvalue()
 
