@@ -25,8 +25,10 @@ def test_headlines_cover_every_paper_with_three_to_six_claims():
     text = (ROOT / "docs" / "reproductions" / "headlines.md").read_text(encoding="utf-8")
     sections = text.split("\n## ")[1:]
     counts = {s.splitlines()[0]: sum(1 for line in s.splitlines() if line.startswith("| [")) for s in sections}
-    for paper in ("Fu et al. 2003", "Jiang et al.", "Lee et al. 2003", "ElRakabawy et al. 2008"):
-        assert 3 <= counts[paper] <= 6, (paper, counts)
+    # Fu et al.'s section holds two papers (the tech report and INFOCOM): both readings of the cures
+    for paper, most in (("Fu et al. 2003", 8), ("Jiang et al.", 6), ("Lee et al. 2003", 6),
+                        ("ElRakabawy et al. 2008", 6)):
+        assert 3 <= counts[paper] <= most, (paper, counts)
 
 
 def test_a_report_is_read_back_with_the_entrys_claim_kinds(fake_core, tmp_path):
