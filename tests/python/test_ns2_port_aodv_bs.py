@@ -12,6 +12,7 @@ from hoptcp.errors import ScenarioError
 from hoptcp.ns2 import export
 from hoptcp.ns2 import port_aodv_bs as bs
 from hoptcp.scenario import Scenario
+from ports_helpers import has_port, needs_ports
 
 #: a 3-hop chain whose last node (3) is the gateway to one wired host (4); node 0 sends to the host
 UP = """
@@ -157,14 +158,10 @@ def test_the_script_stops_on_stock_ns_in_one_line() -> None:
         assert "needs ns-2.35 built with hoptcp's ports" in proc.stderr
 
 
-needs_ports = pytest.mark.skipif(not os.environ.get("HOPTCP_NS2_PORTS"),
-                                 reason="HOPTCP_NS2_PORTS (a built ns with the ports) unset")
 
 
 def _has_port(ns: str) -> bool:
-    proc = subprocess.run([ns], input='puts [catch {Agent/AODV set bs_gateway_}]\nexit 0\n', capture_output=True,
-                          text=True, timeout=60, check=False)
-    return proc.stdout.strip().endswith("0")
+    return has_port(ns, "Agent/AODV set bs_gateway_")
 
 
 @needs_ports

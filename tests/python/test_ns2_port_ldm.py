@@ -14,6 +14,7 @@ import pytest
 from hoptcp.ns2 import Ns2Unsupported, export
 from hoptcp.ns2 import port_ldm as ldm
 from hoptcp.scenario import Scenario
+from ports_helpers import has_port, needs_ports
 
 CHAIN4 = """
 duration_s = 20
@@ -154,14 +155,10 @@ def test_rtt_lines_only_parse_rtt() -> None:
     assert rep["flows"][0]["avg_rtt_s"] == pytest.approx(0.25) and rep["flows"][0]["rtt_samples"] == 1
 
 
-needs_ports = pytest.mark.skipif(not os.environ.get("HOPTCP_NS2_PORTS"),
-                                 reason="HOPTCP_NS2_PORTS (a built ns with the ports) unset")
 
 
 def _has_port(ns: str) -> bool:
-    proc = subprocess.run([ns], input=f"puts [catch {{{ldm.QUEUE_CLASS} info class}}]\nexit 0\n",
-                          capture_output=True, text=True, timeout=60, check=False)
-    return proc.stdout.strip().endswith("0")
+    return has_port(ns, f"{ldm.QUEUE_CLASS} info class")
 
 
 @needs_ports

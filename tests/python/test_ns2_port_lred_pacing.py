@@ -12,6 +12,7 @@ import pytest
 from hoptcp.ns2 import Ns2Unsupported, export
 from hoptcp.ns2 import port_lred_pacing as lp
 from hoptcp.scenario import Scenario
+from ports_helpers import has_port, needs_ports
 
 CHAIN4 = """
 duration_s = 20
@@ -102,14 +103,10 @@ def test_add_counters_names() -> None:
     assert rep["flows"][0]["ecn_reductions"] == 4
 
 
-needs_ports = pytest.mark.skipif(not os.environ.get("HOPTCP_NS2_PORTS"),
-                                 reason="HOPTCP_NS2_PORTS (a built ns with the ports) unset")
 
 
 def _has_port(ns: str) -> bool:
-    proc = subprocess.run([ns], input='puts [catch {Mac/802_11 set lred_min_th_}]\nexit 0\n', capture_output=True,
-                          text=True, timeout=60, check=False)
-    return proc.stdout.strip().endswith("0")
+    return has_port(ns, "Mac/802_11 set lred_min_th_")
 
 
 @needs_ports

@@ -12,6 +12,7 @@ import pytest
 from hoptcp.ns2 import Ns2Unsupported, export
 from hoptcp.ns2 import port_static_routes as sr
 from hoptcp.scenario import Scenario
+from ports_helpers import needs_ports
 
 CHAIN3 = """
 duration_s = 20
@@ -160,8 +161,6 @@ def test_auto_picks_dsdv_without_the_agent(monkeypatch: pytest.MonkeyPatch, tmp_
     assert sr.mode({"routing": {"protocol": "static"}}) == "agent"
 
 
-needs_ports = pytest.mark.skipif(not os.environ.get("HOPTCP_NS2_PORTS"),
-                                 reason="HOPTCP_NS2_PORTS (a built ns with the ports) unset")
 
 
 @needs_ports

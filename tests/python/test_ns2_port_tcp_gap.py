@@ -4,13 +4,13 @@ python/hoptcp/ns2/port_tcp_gap.py)."""
 from __future__ import annotations
 
 import os
-import subprocess
 
 import pytest
 
 from hoptcp.ns2 import Ns2Unsupported, export
 from hoptcp.ns2 import port_tcp_gap as gp
 from hoptcp.scenario import Scenario
+from ports_helpers import has_port, needs_ports
 
 #: a 3-hop chain whose last node (3) is the gateway to one wired host (4); the host sends to node 0
 DOWN = """
@@ -131,14 +131,10 @@ def test_hoptcp_time_averages_from_the_series() -> None:
     assert got[0]["cap_avg_pps"] == pytest.approx(5.0)
 
 
-needs_ports = pytest.mark.skipif(not os.environ.get("HOPTCP_NS2_PORTS"),
-                                 reason="HOPTCP_NS2_PORTS (a built ns with the ports) unset")
 
 
 def _has_port(ns: str) -> bool:
-    proc = subprocess.run([ns], input='puts [catch {Connector/TcpGap info class}]\nexit 0\n', capture_output=True,
-                          text=True, timeout=60, check=False)
-    return proc.stdout.strip().endswith("0")
+    return has_port(ns, "Connector/TcpGap info class")
 
 
 @needs_ports
