@@ -64,7 +64,8 @@ def test_defaults_map_to_the_ports_names() -> None:
     assert gp.GUARD in s.splitlines()[:6]
     assert "set gap [$node_(3) tcp-gap]" in s
     assert gap_settings(s) == {
-        "gc_": "1", "gc_threshold_": "1.1", "gc_interval_": "5.0", "gc_aging_": "1.1", "flow_timeout_": "120.0",
+        "gc_": "1", "gc_threshold_": "1.1", "gc_interval_": "5.0", "gc_aging_": "1.1", "gc_aging_kind_": "0",
+        "flow_timeout_": "120.0",
         "qlimit_": "0", "alpha_": "0.7", "hop_factor_": "4", "short_path_": "0", "cov_history_": "50",
         "cov_kind_": "0", "fhd_bound_": "0.0", "timer_": "0", "initial_gap_": "0.0", "overhead_bytes_": "0"}
     # the gateway comes after the wired link into the base station, the counters in finish
@@ -77,6 +78,7 @@ def test_defaults_map_to_the_ports_names() -> None:
     ("wired.tcp_gap.threshold", 1.3, "gc_threshold_", "1.3"),
     ("wired.tcp_gap.period_s", 2.0, "gc_interval_", "2.0"),
     ("wired.tcp_gap.flow_timeout_s", 60.0, "flow_timeout_", "60.0"),
+    ("wired.tcp_gap.aging_rule", "multiplicative", "gc_aging_kind_", "1"),
     ("tcp.ap.short_path", "one_hop", "short_path_", "1"),
     ("tcp.ap.variation", "mad", "cov_kind_", "1"),
     ("tcp.ap.overhead_bytes", 112, "overhead_bytes_", "72"),

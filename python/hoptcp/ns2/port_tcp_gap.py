@@ -11,8 +11,9 @@ hoptcp key                             ns-2.35 (``$gap`` = ``[$node_(GATEWAY) tc
 ``wired.tcp_gap.goodput_control``      ``gc_``
 ``wired.tcp_gap.threshold``            ``gc_threshold_`` (S)
 ``wired.tcp_gap.period_s``             ``gc_interval_``
-``wired.tcp_gap.aging``                ``gc_aging_`` (the port: cap += aging x deviation pkt/s
-                                       per period, Fig. 7's reading; see CHOICES.md 9)
+``wired.tcp_gap.aging``                ``gc_aging_`` (the aging's coefficient, Fig. 7's 1.1)
+``wired.tcp_gap.aging_rule``           ``gc_aging_kind_`` (additive 0: cap += aging x deviation
+                                       pkt/s per period, Fig. 7 as written; multiplicative 1)
 ``wired.tcp_gap.flow_timeout_s``       ``flow_timeout_``
 ``wired.tcp_gap.buffer_packets``       ``qlimit_ 0`` (per-flow queues unbounded) when the buffer
                                        holds every flow's window, else refused
@@ -103,6 +104,7 @@ def attach_lines(sc: Mapping[str, Any], gateway: int) -> list[str]:
         f"$gap set gc_threshold_ {_g(gap['threshold'])}",
         f"$gap set gc_interval_ {_g(gap['period_s'])}",
         f"$gap set gc_aging_ {_g(gap['aging'])}",
+        f"$gap set gc_aging_kind_ {1 if gap.get('aging_rule', 'additive') == 'multiplicative' else 0}",
         f"$gap set flow_timeout_ {_g(gap['flow_timeout_s'])}",
         "$gap set qlimit_ 0 ;# the buffer holds every flow's window",
         f"$gap set alpha_ {_g(ap['alpha'])}",

@@ -25,15 +25,21 @@
 //!   released when the flows that were below the mean have not gained since
 //!   the throttle began (checked first, so a useless cap is released rather
 //!   than lowered again); if they gained and it is still above S × Gavg it
-//!   is re-capped at the new mean; otherwise its cap ages (grows by `aging`
-//!   per period). A flow starting or ending resets all throttles.
+//!   is re-capped at the new mean; otherwise its cap ages: by Fig. 7's line
+//!   "R(i) + 1.1 * deviation(i)", read literally (`aging_rule` additive: the
+//!   cap in packets per second grows by `aging` × G(i)/Gavg), or as a growth
+//!   factor (multiplicative: × `aging`). A flow starting or ending resets all
+//!   throttles.
 //!
 //! Choices where the paper is silent or garbled (docs/model.md lists them):
 //! ACKs are paired with the data packet that triggered them by the echoed
 //! send time (TCP's timestamp option) rather than by sequence number alone,
 //! which is ambiguous for duplicate ACKs and retransmissions; Fig. 7's
-//! aging line "R(i) + 1.1·deviation(i)" mixes a rate and a ratio, so the cap
-//! is multiplied by `aging` instead; Fig. 7's local retransmission on
+//! aging line "R(i) + 1.1·deviation(i)" adds a ratio to a rate without a
+//! unit: the default reads it as written, in packets per second (as the
+//! independent ns-2.35 port does), and `aging_rule = "multiplicative"` is
+//! the other reading the text allows ("with increasing time the degree of
+//! throttling decreases", §4.4); Fig. 7's local retransmission on
 //! duplicate ACKs (lines 22–24) is not implemented: the text describes
 //! TCP-GAP as keeping TCP's end-to-end semantics and never mentions it.
 //!
@@ -60,7 +66,7 @@ use crate::engine::time::from_secs;
 use crate::engine::{Time, NS_PER_S};
 use crate::stats::series::{LastValues, PacingMetric, SeriesLog};
 use crate::transport::tcp::tcp_ap::{Pacer, RateEstimator, TcpApConfig};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 
 /// A TCP flow's identity: addresses and ports (protocol TCP implied).
@@ -138,15 +144,27 @@ pub trait GapEnv {
 }
 
 /// The gateway's defaults (the scenario's `[wired.tcp_gap]` keys read them):
-/// Goodput Control every 5 s with S = 1.1 (Fig. 7), caps aged by 1.1 a
-/// period, a buffer of 200 flows × 64 packets (§4.3's example, 37 MB of
+/// Goodput Control every 5 s with S = 1.1 (Fig. 7), caps aged by
+/// 1.1 × deviation packets per second a period (Fig. 7 as written), a buffer of 200 flows × 64 packets (§4.3's example, 37 MB of
 /// 1460-byte segments), flows forgotten after 120 s.
 pub const DEFAULT_GOODPUT_CONTROL: bool = true;
 pub const DEFAULT_THRESHOLD: f64 = 1.1;
 pub const DEFAULT_PERIOD_S: f64 = 5.0;
 pub const DEFAULT_AGING: f64 = 1.1;
+pub const DEFAULT_AGING_RULE: AgingRule = AgingRule::Additive;
 pub const DEFAULT_BUFFER_PACKETS: u32 = 200 * 64;
 pub const DEFAULT_FLOW_TIMEOUT_S: f64 = 120.0;
+
+/// How a throttle cap ages each period (Fig. 7, line 55: "perform aging by
+/// increasing rate of flow i to R(i) + 1.1 * deviation(i)").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgingRule {
+    /// As written: cap (packets/s) += aging × G(i)/Gavg.
+    Additive,
+    /// The aging as a growth factor: cap ×= aging.
+    Multiplicative,
+}
 
 /// Goodput Control's parameters (Fig. 7: 5 s, S = 1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -154,13 +172,19 @@ pub struct GoodputControl {
     pub period: Time,
     /// S: a flow may get this multiple of the mean goodput.
     pub threshold: f64,
-    /// Factor by which a throttle cap grows each period (aging).
+    /// The aging's coefficient (Fig. 7's 1.1).
     pub aging: f64,
+    pub aging_rule: AgingRule,
 }
 
 impl Default for GoodputControl {
     fn default() -> Self {
-        GoodputControl { period: from_secs(DEFAULT_PERIOD_S), threshold: DEFAULT_THRESHOLD, aging: DEFAULT_AGING }
+        GoodputControl {
+            period: from_secs(DEFAULT_PERIOD_S),
+            threshold: DEFAULT_THRESHOLD,
+            aging: DEFAULT_AGING,
+            aging_rule: DEFAULT_AGING_RULE,
+        }
     }
 }
 
@@ -698,7 +722,10 @@ impl Gateway {
                 }
                 (Some(cap), Some(true)) => {
                     // Aging: the throttle loosens while it still helps.
-                    f.cap_pps = Some(cap * g.aging);
+                    f.cap_pps = Some(match g.aging_rule {
+                        AgingRule::Additive => cap + g.aging * f.goodput / gavg,
+                        AgingRule::Multiplicative => cap * g.aging,
+                    });
                 }
                 _ if fast => {
                     f.cap_pps = Some(mean_cap);
@@ -1097,7 +1124,16 @@ mod tests {
 
     #[test]
     fn goodput_control_throttles_ages_and_releases() {
-        let mut gw = Gateway::new(GapConfig::paper(11e6));
+        for rule in [AgingRule::Additive, AgingRule::Multiplicative] {
+            throttle_age_release(rule);
+        }
+    }
+
+    fn throttle_age_release(rule: AgingRule) {
+        let mut cfg = GapConfig::paper(11e6);
+        assert_eq!(cfg.goodput_control.unwrap().aging_rule, AgingRule::Additive, "Fig. 7 as written by default");
+        cfg.goodput_control.as_mut().unwrap().aging_rule = rule;
+        let mut gw = Gateway::new(cfg);
         let mut env = Env::default();
         // A fast wired-to-wireless flow and a slow wireless-to-wired one.
         gw.on_packet(Side::Wired, 1, &data(DOWN, 0, 0), &mut env);
@@ -1130,9 +1166,14 @@ mod tests {
         assert_eq!(gw.flow_interval(DOWN), Some((1e9 / cap).round() as Time));
         assert_eq!(gw.stats().flows[1].throttle_pps, None, "wireless-to-wired flows are never throttled");
         // 10–15 s: the slow flow gains (35 vs 10 packets) and the fast one
-        // is within S of the mean: the cap ages by 1.1.
+        // is within S of the mean (40 / 37.5 packets): the cap ages, by
+        // 1.1 × 40/37.5 packets/s (Fig. 7 as written) or by a factor 1.1.
         period(&mut gw, &mut env, 15, [40, 35]);
-        assert!((gw.stats().flows[0].throttle_pps.unwrap() - 1.1 * cap).abs() < 1e-9);
+        let aged = match rule {
+            AgingRule::Additive => cap + 1.1 * 40.0 / 37.5,
+            AgingRule::Multiplicative => 1.1 * cap,
+        };
+        assert!((gw.stats().flows[0].throttle_pps.unwrap() - aged).abs() < 1e-9);
         // 15–20 s: both at the mean, but the slow flow has fallen below its
         // goodput when the throttle began: the throttle does not help, it is
         // cancelled.

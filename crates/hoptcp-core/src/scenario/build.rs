@@ -221,6 +221,7 @@ fn gap_config(sc: &Resolved, link_rate_bps: f64) -> Option<GapConfig> {
             period: from_secs(g.period_s),
             threshold: g.threshold,
             aging: g.aging,
+            aging_rule: g.aging_rule,
         }),
     })
 }

@@ -1146,8 +1146,19 @@ pub const GAP_THRESHOLD: Decl = num(
 );
 pub const GAP_PERIOD_S: Decl =
     num("wired.tcp_gap.period_s", gap::DEFAULT_PERIOD_S, POSITIVE, "s", "Goodput Control's period.");
-pub const GAP_AGING: Decl =
-    num("wired.tcp_gap.aging", gap::DEFAULT_AGING, ">= 1", "", "Factor by which a throttle cap grows each period.");
+pub const GAP_AGING: Decl = num(
+    "wired.tcp_gap.aging",
+    gap::DEFAULT_AGING,
+    ">= 0 additive (0: no aging), >= 1 multiplicative (1: no aging)",
+    "",
+    "The aging's coefficient: a cap grows by aging × G(i)/Gavg packets/s, or by this factor, per period.",
+);
+pub const GAP_AGING_RULE: Decl = word(
+    "wired.tcp_gap.aging_rule",
+    "additive",
+    &["additive", "multiplicative"],
+    "Aging of a throttle cap: Fig. 7 as written (R(i) + 1.1·deviation(i)) or as a growth factor.",
+);
 pub const GAP_BUFFER_PACKETS: Decl = int(
     "wired.tcp_gap.buffer_packets",
     gap::DEFAULT_BUFFER_PACKETS as u64,
@@ -1358,6 +1369,7 @@ pub fn declarations() -> Vec<Decl> {
         GAP_THRESHOLD,
         GAP_PERIOD_S,
         GAP_AGING,
+        GAP_AGING_RULE,
         GAP_BUFFER_PACKETS,
         GAP_FLOW_TIMEOUT_S,
     ]);

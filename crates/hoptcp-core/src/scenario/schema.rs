@@ -5,6 +5,7 @@
 
 use super::keys as k;
 pub use super::wstar::MaxWindow;
+use crate::gateway::tcp_gap::AgingRule;
 use crate::engine::time::from_secs;
 use crate::engine::Time;
 use crate::mac::{FrameFormat, PacingExtra, PacingTrigger, PacingWait, SlotCount, Standard};
@@ -908,12 +909,20 @@ pub struct TcpGapSpec {
     pub threshold: f64,
     /// Goodput Control's period (5 s).
     pub period_s: f64,
-    /// Factor by which a throttle cap grows each period.
+    /// The aging's coefficient: Fig. 7's 1.1.
     pub aging: f64,
+    /// How a cap ages: as Fig. 7 writes it (additive) or as a factor. Left out
+    /// of the canonical form at its default.
+    #[serde(skip_serializing_if = "is_default_aging_rule")]
+    pub aging_rule: AgingRule,
     /// Gateway buffer for pacing queues (packets; Σ awnd_i of paced flows).
     pub buffer_packets: u32,
     /// Soft state: a flow is forgotten after this long without a packet (s).
     pub flow_timeout_s: f64,
+}
+
+fn is_default_aging_rule(r: &AgingRule) -> bool {
+    *r == k::GAP_AGING_RULE.word::<AgingRule>()
 }
 
 impl Default for TcpGapSpec {
@@ -924,6 +933,7 @@ impl Default for TcpGapSpec {
             threshold: k::GAP_THRESHOLD.num(),
             period_s: k::GAP_PERIOD_S.num(),
             aging: k::GAP_AGING.num(),
+            aging_rule: k::GAP_AGING_RULE.word(),
             buffer_packets: k::GAP_BUFFER_PACKETS.int() as u32,
             flow_timeout_s: k::GAP_FLOW_TIMEOUT_S.num(),
         }

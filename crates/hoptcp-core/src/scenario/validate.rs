@@ -5,6 +5,7 @@ use super::error::ScenarioError;
 use super::keys as k;
 use super::resolved::Resolved;
 use super::schema::*;
+use crate::gateway::tcp_gap::AgingRule;
 use crate::mac::Standard;
 
 type R<T> = Result<T, ScenarioError>;
@@ -475,8 +476,16 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
     if let Some(g) = w.tcp_gap.as_ref() {
         positive("wired.tcp_gap.threshold", g.threshold, "multiple of the mean goodput, the paper's S = 1.1")?;
         positive("wired.tcp_gap.period_s", g.period_s, "seconds")?;
-        if !(g.aging.is_finite() && g.aging >= 1.0) {
-            return Err(ScenarioError::value("wired.tcp_gap.aging", g.aging, "must be a number >= 1 (1 = no aging)"));
+        let (least, rule) = match g.aging_rule {
+            AgingRule::Additive => (0.0, "additive"),
+            AgingRule::Multiplicative => (1.0, "multiplicative"),
+        };
+        if !(g.aging.is_finite() && g.aging >= least) {
+            return Err(ScenarioError::value(
+                "wired.tcp_gap.aging",
+                g.aging,
+                format!("must be a number >= {least} with aging_rule = \"{rule}\" ({least} = no aging)"),
+            ));
         }
         k::GAP_BUFFER_PACKETS.check_int("wired.tcp_gap.buffer_packets", g.buffer_packets as u64)?;
         positive("wired.tcp_gap.flow_timeout_s", g.flow_timeout_s, "seconds")?;

@@ -424,6 +424,20 @@ def gap_par_oncoming_jain_control(ctx: "Context", runs: "pd.DataFrame", point: M
 
 
 @register("check")
+def gap_par_oncoming_jain_control_multiplicative(ctx: "Context", runs: "pd.DataFrame",
+                                                 point: Mapping[str, Any]) -> Estimate:
+    """Jain's index with Goodput Control whose caps age by a factor (side
+    `goodput-control-multiplicative`), oncoming flows."""
+    side = ctx.side(MULTIPLICATIVE_AGING).runs
+    if side.empty:
+        raise SpecError(f"no runs of side {MULTIPLICATIVE_AGING}")
+    sel = side[side.apply(_mix, axis=1).str.startswith("oncoming")]
+    if sel.empty:
+        raise SpecError(f"no oncoming runs of side {MULTIPLICATIVE_AGING}")
+    return mean_ci(sel["fairness_jain"])
+
+
+@register("check")
 def gap_par_oncoming_control_cost(ctx: "Context", runs: "pd.DataFrame", point: Mapping[str, Any]) -> Estimate:
     """Aggregate goodput of TCP-GAP with Goodput Control over TCP-GAP's, oncoming flows (paired by seed)."""
     return _ratio(_par_seeds(ctx, "oncoming", "TCP-GAP + Goodput Control", GOODPUT),
@@ -461,7 +475,9 @@ def gap_parallel_values(ctx: "Context") -> dict[str, Any]:
 
 
 #: gap-parallel's side sweeps outside the three arms, and ns-2.35's (stored) static NewReno runs
+MULTIPLICATIVE_AGING = "goodput-control-multiplicative"
 PAR_SIDE_ARMS = {"tcp-gap-ns2-code": "TCP-GAP, ns-2 code", "goodput-control-ns2-code": "TCP-GAP + GC, ns-2 code",
+                 MULTIPLICATIVE_AGING: "TCP-GAP + GC, caps aged × 1.1",
                  "static-newreno": "NewReno, static routes"}
 STATIC_NEWRENO = "static-newreno"
 
