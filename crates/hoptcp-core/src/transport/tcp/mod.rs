@@ -6,21 +6,21 @@
 //! connection-setup segment; data packets are 1, 2, ...
 //!
 //! Layout: the segment itself is in `wire/`; [`config`], [`rto`] (RTT
-//! estimation and the retransmission timeout), [`sender`] (machinery common
-//! to all variants, and the enum that dispatches to them), one file per
-//! congestion-control variant ([`newreno`], [`reno`], [`vegas`]),
-//! [`tcp_ap`] (TCP-AP adaptive pacing of the transmit path),
-//! [`receiver`] (the sink) and [`window_stats`] (time-weighted window
-//! accounting).
+//! estimation and the retransmission timeout), `state` (the sender state
+//! every controller reads and changes), `congestion/` (the `Controller`
+//! trait and one file per variant: NewReno, Reno, Vegas), [`sender`] (the
+//! machinery common to all variants; it names a controller only through the
+//! trait, and its tests drive each variant, in `sender/`), [`tcp_ap`]
+//! (TCP-AP adaptive pacing of the transmit path), [`receiver`] (the sink)
+//! and [`window_stats`] (time-weighted window accounting).
 
 pub mod config;
-pub mod newreno;
+mod congestion;
 pub mod receiver;
-pub mod reno;
 pub mod rto;
 pub mod sender;
+mod state;
 pub mod tcp_ap;
-pub mod vegas;
 pub mod window_stats;
 
 pub use config::{TcpConfig, Variant};

@@ -9,14 +9,16 @@
 //! A new reduction is allowed only once the ACKs pass `recover` (ns-2
 //! `bugFix_`), so one window of losses costs one halving (or a timeout).
 
-use super::sender::{how, Core, CwndAction};
+use super::super::state::{how, CwndAction, SenderState};
+use super::{Ack, Controller};
 use crate::engine::Time;
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno;
 
-impl Reno {
-    pub(super) fn on_ack(&mut self, core: &mut Core, now: Time, ack: i64, ece: bool) {
+impl Controller for Reno {
+    fn on_ack(&mut self, core: &mut SenderState, a: &Ack) {
+        let (now, ack, ece) = (a.now, a.ack, a.ece);
         if core.last_action == CwndAction::Dupack {
             core.last_action = CwndAction::Exited;
         }
@@ -25,19 +27,20 @@ impl Reno {
         core.delay_growth(ack);
     }
 
-    pub(super) fn on_dupack(&mut self, core: &mut Core, now: Time) {
+    fn on_dupack(&mut self, core: &mut SenderState, a: &Ack) {
+        let now = a.now;
         // ns-2 Reno may fast-retransmit again while still in recovery.
         let allow = core.last_action == CwndAction::Dupack;
         on_dupack_common(core, now, allow);
     }
 
-    pub(super) fn on_timeout(&mut self, core: &mut Core, now: Time) {
+    fn on_timeout(&mut self, core: &mut SenderState, now: Time) {
         timeout_common(core, now);
     }
 
     /// After an ACK, ns-2 Reno sends unless it saw the first or second
     /// duplicate ACK.
-    pub(super) fn send_budget(core: &Core) -> Option<u32> {
+    fn send_budget(&self, core: &SenderState) -> Option<u32> {
         if core.dupacks == 0 || core.dupacks >= core.numdupacks {
             None
         } else {
@@ -48,7 +51,7 @@ impl Reno {
 
 /// Count a duplicate ACK: fast retransmit at the threshold, inflation past
 /// it, limited transmit before it.
-pub(super) fn on_dupack_common(core: &mut Core, now: Time, allow_fast_retransmit: bool) {
+pub(super) fn on_dupack_common(core: &mut SenderState, now: Time, allow_fast_retransmit: bool) {
     core.dupacks += 1;
     if core.dupacks == core.numdupacks {
         dupack_action(core, now, allow_fast_retransmit);
@@ -60,7 +63,7 @@ pub(super) fn on_dupack_common(core: &mut Core, now: Time, allow_fast_retransmit
 }
 
 /// The threshold was reached (ns-2 `dupack_action()`).
-fn dupack_action(core: &mut Core, now: Time, allow_fast_retransmit: bool) {
+fn dupack_action(core: &mut SenderState, now: Time, allow_fast_retransmit: bool) {
     let recovered = core.highest_ack > core.recover;
     // highest_ack == 0: the first data packet was lost (ns-2 bugfix_ss_).
     if recovered || allow_fast_retransmit || core.highest_ack == 0 {
@@ -77,7 +80,7 @@ fn dupack_action(core: &mut Core, now: Time, allow_fast_retransmit: bool) {
     // Otherwise the losses belong to a window already reduced: wait.
 }
 
-fn fast_retransmit(core: &mut Core, now: Time) {
+fn fast_retransmit(core: &mut SenderState, now: Time) {
     core.recover = core.maxseq;
     core.last_action = CwndAction::Dupack;
     core.slowdown(how::SSTHRESH_HALF | how::CWND_HALF);
@@ -88,46 +91,9 @@ fn fast_retransmit(core: &mut Core, now: Time) {
 }
 
 /// Reno-family timeout: forget fast recovery, then the common response.
-pub(super) fn timeout_common(core: &mut Core, now: Time) {
+pub(super) fn timeout_common(core: &mut SenderState, now: Time) {
     core.dupwnd = 0;
     core.dupacks = 0;
     core.recover = core.maxseq;
     core.base_timeout(now);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::config::Variant;
-    use super::super::sender::testutil::{self, *};
-    use super::super::TcpConfig;
-
-    /// cwnd 8 with 1..=6 acked and 7..=14 in flight.
-    fn at_window_8(variant: Variant) -> super::super::TcpSender {
-        testutil::at_window_8(&TcpConfig { variant, ..TcpConfig::default() })
-    }
-
-    #[test]
-    fn reno_exits_recovery_on_partial_ack() {
-        let mut s = at_window_8(Variant::Reno);
-        // 7 and 9 lost; dupacks of 6 from 8, 10, 11.
-        let t = 200 * MS;
-        // Limited transmit: each of the first two dupacks releases a packet.
-        assert_eq!(ack_and_send(&mut s, t, ack(6)), vec![15]);
-        assert_eq!(ack_and_send(&mut s, t, ack(6)), vec![16]);
-        assert_eq!(ack_and_send(&mut s, t, ack(6)), vec![7]);
-        assert_eq!(s.ssthresh(), 4.0);
-        assert_eq!(s.cwnd(), 7.0, "4 + 3 inflation");
-        // Partial ACK (7 arrived, 9 still missing): Reno leaves recovery,
-        // cwnd = w/2 = 4 plus one CA increment, no retransmission of 9.
-        let sent = ack_and_send(&mut s, t + 10 * MS, ack(8));
-        assert!(!sent.contains(&9), "{sent:?}");
-        assert_eq!(s.cwnd(), 4.25);
-        assert_eq!(s.stats(t).fast_retransmits, 1);
-        // Three more dupacks for 9 below recover: no second fast retransmit.
-        for _ in 0..3 {
-            ack_and_send(&mut s, t + 20 * MS, ack(8));
-        }
-        assert_eq!(s.stats(t).fast_retransmits, 1);
-        assert_eq!(s.ssthresh(), 4.0);
-    }
 }

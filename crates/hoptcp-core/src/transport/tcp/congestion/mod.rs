@@ -1,0 +1,94 @@
+//! Congestion controllers behind one narrow trait, one file each.
+//!
+//! The sender (`sender.rs`) owns the transmit loop, the retransmission
+//! timer, RTT timing, TCP-AP pacing and the statistics; it names a
+//! controller only as a `Box<dyn Controller>` made by [`for_config`], and
+//! calls it at five points: a new ACK, a duplicate ACK, an ECN-Echo, a
+//! retransmission timeout and every transmission. Between those calls it
+//! asks [`Controller::send_budget`] how many window sends the last ACK
+//! allows. No controller imports the sender: they act on the shared
+//! [`SenderState`] (`state.rs`: cwnd, ssthresh, `recover`, the forced-send
+//! queue, ns-2's `slowdown()`/`newack()` helpers), which imports neither.
+//!
+//! # The trait's shape, and what later controllers hang on it
+//!
+//! - [`Controller::on_ack`] / [`Controller::on_dupack`] get an [`Ack`]:
+//!   the time, the cumulative ACK (packet number) and ECN-Echo. A
+//!   controller grows or cuts `state.cwnd`/`state.ssthresh` and queues
+//!   retransmissions with `state.queue_output()`; the sender then sends
+//!   what `state.window()` allows, within [`Controller::send_budget`].
+//! - Loss recovery lives in the controller, as in ns-2 (each `Agent/TCP/*`
+//!   variant has its own `dupack_action()`): Reno-family recovery is in
+//!   `reno.rs`, shared by NewReno. A SACK sender (RFC 6675) adds the
+//!   receiver's SACK blocks to [`Ack`] and keeps its scoreboard in its
+//!   controller (or a recovery helper it owns); `pipe` and NextSeg become
+//!   retransmissions queued through `state.queue_output()`, so the
+//!   sender's send loop does not change.
+//! - Time-based growth (CUBIC, RFC 9438): every call carries `now`, and
+//!   [`Ack`] gains the RTT sample of the acknowledged segment (the echoed
+//!   send time), which CUBIC needs for its `delay_min`/HyStart++ and its
+//!   TCP-friendly region; W_max, K and the epoch stay inside the
+//!   controller.
+//! - Delivery-rate control (BBR): [`Controller::on_transmit`] sees every
+//!   segment leaving (send time, packet number), so per-packet delivery
+//!   state can be recorded at send time and a rate sample formed on the
+//!   ACK (add the sample to [`Ack`], computed by the sender from what it
+//!   recorded, or inside the controller from `on_transmit`); BBR sets
+//!   `state.cwnd` directly and would add a `pacing_rate()` query, read by
+//!   the sender's transmit path the way TCP-AP's pacer is now.
+//!
+//! Every hook is called exactly where the pre-trait enum dispatch called
+//! it, so results are bit-identical to before.
+
+mod newreno;
+mod reno;
+mod vegas;
+
+use super::config::{TcpConfig, Variant};
+use super::state::SenderState;
+use crate::engine::Time;
+
+/// One ACK as a controller sees it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ack {
+    pub now: Time,
+    /// Cumulative ACK: the highest in-order packet received.
+    pub ack: i64,
+    /// ECN-Echo set on the ACK.
+    pub ece: bool,
+}
+
+/// A congestion-control variant. Implementations keep their own state and
+/// change the sender's through `state`.
+pub(super) trait Controller: std::fmt::Debug + Send {
+    /// An ACK for data not acknowledged before.
+    fn on_ack(&mut self, state: &mut SenderState, ack: &Ack);
+
+    /// An ACK repeating the highest cumulative ACK.
+    fn on_dupack(&mut self, state: &mut SenderState, ack: &Ack);
+
+    /// The retransmission timer expired (with or without data outstanding).
+    fn on_timeout(&mut self, state: &mut SenderState, now: Time);
+
+    /// ECN-Echo, before the ACK's own handling: all of ns-2's variants share
+    /// `TcpAgent::ecn()`.
+    fn on_ecn(&mut self, state: &mut SenderState, ack: i64) {
+        state.ecn_response(ack);
+    }
+
+    /// Segment `seq` is leaving now (first transmission or not).
+    fn on_transmit(&mut self, _state: &SenderState, _now: Time, _seq: i64) {}
+
+    /// How many window sends the ACK just processed allows (`None`: no
+    /// limit; ns-2 `recv()`'s `send_much()` arguments).
+    fn send_budget(&self, state: &SenderState) -> Option<u32>;
+}
+
+/// The controller `cfg.variant` names.
+pub(super) fn for_config(cfg: &TcpConfig) -> Box<dyn Controller> {
+    match cfg.variant {
+        Variant::NewReno => Box::new(newreno::NewReno::default()),
+        Variant::Reno => Box::new(reno::Reno),
+        Variant::Vegas => Box::new(vegas::Vegas::new(cfg)),
+    }
+}
