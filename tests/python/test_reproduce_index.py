@@ -1,6 +1,7 @@
 """Tables generated from the reports (README counts, index, headlines) and `reproduce all` on
 local cores and on a Dask cluster."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,10 @@ def test_reproduce_all_on_local_cores_and_on_a_dask_cluster(fake_core, tmp_path,
     out = capsys.readouterr().out
     assert "reproduce all: 2 entries, 9 runs, 0 already in the store, 9 to run; expected unknown" in out
     assert "2 reports from core 0.0.0-fake" in out
+    # the last line: wall time and run count
+    last = out.strip().splitlines()[-2]  # (the line before "wrote INDEX")
+    assert re.fullmatch(r"reproduce all: 2 reports from core 0\.0\.0-fake in \d+ s \([\d,]+ s wall, on 2 cores\); "
+                        r"9 runs: 0 already in the store, 9 run now, 0 missing", last), last
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         index = reproduce_all(tmp_path / "dask", quick=True, store=tmp_path / "dask.db", only=only,
@@ -85,4 +90,6 @@ def test_reproduce_all_on_local_cores_and_on_a_dask_cluster(fake_core, tmp_path,
     runs = fake_core.runs
     reproduce_all(tmp_path / "local", quick=True, store=tmp_path / "local.db", only=only, progress=False)
     assert fake_core.runs == runs
-    assert "9 already in the store, 0 to run; expected about 0 s" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "9 already in the store, 0 to run; expected about 0 s" in out
+    assert out.strip().splitlines()[-1].endswith("9 runs: 9 already in the store, 0 run now, 0 missing")

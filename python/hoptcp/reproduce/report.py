@@ -1057,6 +1057,15 @@ class AllPlan:
                 "builds in the store, else the simulation time summed in the earlier reports)")
 
 
+    def end_line(self, after: "AllPlan", reports: int, core: str, wall_s: float, workers: int, dask: bool) -> str:
+        """The last line of ``reproduce all``: its wall time and run count. ``after`` is the plan
+        counted again at the end: the runs the store gained are the runs made during the call."""
+        where = "on the Dask cluster" if dask else f"on {workers} core{'s' if workers > 1 else ''}"
+        return (f"reproduce all: {reports} reports from core {core} in {_duration(wall_s)} ({wall_s:,.0f} s wall, "
+                f"{where}); {after.runs:,} runs: {self.stored:,} already in the store, "
+                f"{after.stored - self.stored:,} run now, {after.runs - after.stored:,} missing")
+
+
 def expected_todo_s(n: int, todo: int, past: list[float], earlier_report_s: float | None) -> float | None:
     """Expected simulation seconds of ``todo`` of an entry's ``n`` runs: the same runs' times under
     earlier builds (``past``, those known), scaled up to the runs with no earlier time; without any,
@@ -1147,6 +1156,8 @@ def reproduce_all(out: str | Path, *, quick: bool = False, store: str | Path = D
                                             "verdict | error |\n|---|---|---|---|---|\n" + "\n".join(errors) + "\n"
                                             if errors else ""), encoding="utf-8")
     (out / "headlines.md").write_text(headlines_md(summaries), encoding="utf-8")
-    print(f"reproduce all: {len(summaries)} reports from core {build_name()} in {_duration(time.perf_counter() - t0)}"
+    wall = time.perf_counter() - t0
+    after = plan_all(entries, out, quick=quick, store=store)
+    print(the_plan.end_line(after, len(summaries), build_name(), wall, workers, dask is not None)
           + (f"; {len(errors)} entries failed" if errors else ""), flush=True)
     return index
