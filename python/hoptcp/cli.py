@@ -1102,22 +1102,48 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
 
 # --- bench ----------------------------------------------------------------------------
 
+def _worker_counts(option: str, text: str) -> list[int]:
+    try:
+        counts = [int(j) for j in text.split(",") if j.strip()]
+    except ValueError:
+        raise SpecError(f"{option} '{text}': expected worker counts like 1,2 (or '' to skip)") from None
+    if any(j < 1 for j in counts):
+        raise SpecError(f"{option} '{text}': worker counts must be >= 1")
+    return counts
+
+
 @cli.command()
 @click.option("--only", multiple=True, metavar="NAME", help="Time only these scenarios (e.g. chain7-tcp).")
 @click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Runs per scenario (best kept); pairs per scenario with --peers.")
+              help="Runs per scenario (best kept); pairs per scenario with --peers; rounds of the sweeps (medians).")
 @click.option("--sweep-jobs", default="1,2", show_default=True, help="Worker counts for the sweep-throughput row ('' to skip).")
 @click.option("--peers", is_flag=True,
               help="Also run the chain scenarios whole-process in ns-2.35 and ns-3 and the grid in ns-2.35 "
                    "(in ns-3 too when named with --only: about 8 minutes of CPU a run), where installed, alternating "
                    "with hoptcp: times, goodputs and the paired ratio.")
+@click.option("--peer", "peer_only", multiple=True, type=click.Choice(["ns-2.35", "ns-3"]),
+              help="With --peers: only this peer (repeatable; default: every one installed).")
+@click.option("--peer-duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="With --peers: simulate SECONDS on both sides instead of each scenario's duration (the 1,000-node "
+                   "scenarios, named with --only, cost ns-2.35 minutes per simulated second).")
+@click.option("--ns-binary", default=None, metavar="PATH",
+              help="With --peers: the ns-2.35 to run (default: HOPTCP_NS, else ns on PATH), e.g. one built with "
+                   "the static-routes port for random1000-tcp.")
+@click.option("--dask-jobs", default="", metavar="N,N",
+              help="Also time the sweep on a Dask LocalCluster of these numbers of worker processes, beside the "
+                   "local pool (needs dask[distributed]; runs the sweep rows even with --only).")
 @click.option("--huge", "huge_s", type=click.FloatRange(min=0, min_open=True, max=300), default=None, metavar="SECONDS",
               help="Also run 10,000 random nodes with 1,000 TCP flows for SECONDS (300 is the target's run; "
                    "less is extrapolated to 300 s).")
+@click.option("--memory-nodes", type=click.IntRange(min=100), default=None, metavar="N",
+              help="Also measure the peak memory of N random nodes (the bench density) with 1,000 TCP flows over "
+                   "a short run, and the memory per node.")
 @click.option("--markdown", "md_out", type=click.Path(dir_okay=False), default=None,
               help="Also write the tables to this file: between its generated-tables markers if it has them "
                    "(docs/performance.md), else the whole file.")
-def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, huge_s: float | None,
+def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, peer_only: tuple[str, ...],
+          peer_duration: float | None,
+          ns_binary: str | None, dask_jobs: str, huge_s: float | None, memory_nodes: int | None,
           md_out: str | None) -> None:
     """Time fixed scenarios (events/s, simulated seconds per wall second, memory), cost per event
     against network size, start-up and sweep throughput."""
@@ -1128,12 +1154,21 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
     for name in only:
         if name not in names:
             raise SpecError(f"--only {name}: no such bench scenario; allowed: {', '.join(names)}")
-    try:
-        jobs = [int(j) for j in sweep_jobs.split(",") if j.strip()]
-    except ValueError:
-        raise SpecError(f"--sweep-jobs '{sweep_jobs}': expected worker counts like 1,2 (or '' to skip)") from None
-    if any(j < 1 for j in jobs):
-        raise SpecError(f"--sweep-jobs '{sweep_jobs}': worker counts must be >= 1")
+    jobs = _worker_counts("--sweep-jobs", sweep_jobs)
+    djobs = _worker_counts("--dask-jobs", dask_jobs)
+    if djobs:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise SpecError("--dask-jobs needs the 'distributed' package: pip install 'dask[distributed]'") from None
+    for option, given in (("--peer", peer_only), ("--peer-duration", peer_duration is not None),
+                          ("--ns-binary", ns_binary is not None)):
+        if given and not peers:
+            raise SpecError(f"{option}: only with --peers")
+    if ns_binary is not None:
+        from .ns2.run import use_binary
+
+        use_binary(ns_binary)
     if md_out:
         _bridge.check_output_file(md_out, "--markdown")
         b.check_markdown_target(Path(md_out))
@@ -1141,6 +1176,11 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
     if peers and not peer_names:
         raise SpecError("--peers needs ns-2.35 or ns-3 and neither is installed "
                         "(Debian/Ubuntu: apt-get install ns2 libns3-dev)")
+    if peer_only:
+        for name in peer_only:
+            if name not in peer_names:
+                raise SpecError(f"--peer {name}: not installed here (installed: {', '.join(peer_names)})")
+        peer_names, skipped = [n for n in peer_names if n in peer_only], []
     con = _console()
 
     def note(msg: str) -> None:
@@ -1156,9 +1196,12 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
     base_mb = b.baseline_rss_mb()
     scale = [] if only else b.cost_per_event(repeats, progress=note, base_mb=base_mb)
     huge = b.time_huge(huge_s, progress=note) if huge_s else None
+    memory = b.time_memory(memory_nodes, progress=note, base_mb=base_mb) if memory_nodes else None
     start_up = [] if only else b.time_start_up()
-    sweeps = b.sweep_throughput(jobs, progress=note) if jobs and not only else []
-    peer_rows = b.time_peers(only or None, repeats, progress=note, peers=peer_names) if peers else []
+    sweeps = (b.sweep_throughput(jobs, progress=note, dask_jobs=djobs, rounds=repeats)
+              if (jobs or djobs) and (djobs or not only) else [])
+    peer_rows = (b.time_peers(only or None, repeats, progress=note, peers=peer_names, duration=peer_duration)
+                 if peers else [])
     table_rows = [[t.name, t.nodes, t.flows, t.sim_s, "-" if t.events_before is None else t.events_before, t.events,
                    "-" if t.queue_entries is None else t.queue_entries, t.wall_s, t.speedup, t.events_per_s / 1e6, t.rss_mb,
                    "-" if t.target_s is None else f"<= {t.target_s:g} s"] for t in rows]
@@ -1179,24 +1222,43 @@ def bench(only: tuple[str, ...], repeats: int, sweep_jobs: str, peers: bool, hug
     for u in start_up:
         con.print(f"start-up: {u.command}: best {u.best_s * 1e3:.0f} ms, median "
                   f"{u.median_s * 1e3:.0f} ms of {u.runs} runs (whole process)")
+    if memory:
+        con.print(f"memory: {memory.nodes:,} random nodes, {memory.flows:,} TCP flows, {memory.sim_s:g} s: peak RSS "
+                  f"{memory.rss_mb:.0f} MB ({memory.base_mb:.0f} MB of it the interpreter with the core), "
+                  f"{memory.kb_per_node:.2f} KB per node; {memory.events:,} events in {memory.wall_s:.1f} s")
     if sweeps:
-        con.print(_table("sweep throughput (7-hop TCP chain, 30 s runs)", ["workers", "runs", "runs/s"],
-                         [[j, n, r] for j, n, r in sweeps], right_from=0))
+        con.print(_table("sweep throughput (7-hop TCP chain, 30 s runs)",
+                         ["executor", "workers", "runs", "runs/s", f"ms/run, {b.EMPTY_RUNS} runs of 0.001 s"],
+                         [[w.executor, w.workers, w.runs, w.runs_per_s,
+                           "-" if w.empty_run_s is None else w.empty_run_s * 1e3] for w in sweeps], right_from=1))
     if peer_rows:
         con.print(_table("same work, whole process (alternating pairs)",
                          ["scenario", "peer", "pairs", "hoptcp s", "peer s", "peer/hoptcp", "hoptcp kb/s", "peer kb/s"],
                          [[p.name, p.peer, len(p.ratios), p.hoptcp_median_s, p.peer_median_s, f"{p.ratio:.1f}x", p.hoptcp_goodput_bps / 1e3,
                            p.peer_goodput_bps / 1e3] for p in peer_rows], right_from=2))
+        con.print(_table("same runs: CPU, memory, routing",
+                         ["scenario", "peer", "hoptcp CPU s", "peer CPU s", "peer/hoptcp CPU", "hoptcp peak MB",
+                          "peer peak MB", "hoptcp routing pkts", "peer routing pkts", "peer warm-up s", "of which CPU s"],
+                         [[p.name, p.peer, p.hoptcp_cpu_median_s, p.peer_cpu_median_s,
+                           f"{p.cpu_ratio:.1f}x", max(p.hoptcp_rss_mb), max(p.peer_rss_mb),
+                           "-" if p.hoptcp_routing is None else p.hoptcp_routing,
+                           "-" if p.peer_routing is None else p.peer_routing, p.peer_warmup_s,
+                           "-" if p.peer_warmup_cpu_s is None else p.peer_warmup_cpu_s] for p in peer_rows],
+                         right_from=2))
         for p in peer_rows:
             if p.peer_problem:
                 con.print(f"{p.name}: the {p.peer} run is not the same work: {p.peer_problem}")
     for line in skipped:
         con.print(line)
     if md_out:
-        argv = ["hoptcp bench", *(["--peers"] if peers else []), *([f"--huge {huge_s:g}"] if huge_s else []),
-                "--markdown"]
+        argv = ["hoptcp bench", *[f"--only {n}" for n in only], *([f"--repeats {repeats}"] if repeats != 3 else []),
+                *(["--peers"] if peers else []), *[f"--peer {n}" for n in peer_only],
+                *([f"--peer-duration {peer_duration:g}"] if peer_duration is not None else []),
+                *(["--ns-binary NS"] if ns_binary is not None else []),
+                *([f"--dask-jobs {dask_jobs}"] if djobs else []), *([f"--huge {huge_s:g}"] if huge_s else []),
+                *([f"--memory-nodes {memory_nodes}"] if memory_nodes else []), "--markdown"]
         tables = b.markdown(rows, sweeps, base_mb, _bridge.describe(), start_up, peer_rows, scale, huge, skipped,
-                            repeats, (load_start, os.getloadavg()[0]))
+                            repeats, (load_start, os.getloadavg()[0]), memory)
         b.write_markdown(Path(md_out), tables, " ".join(argv))
         con.print(f"wrote {md_out}")
 

@@ -513,3 +513,43 @@ def test_crosscheck_header_names_its_correction_and_the_lines_say_routes_and_tim
     assert "starts the scenario at ns-2 time" in out and "compare to hoptcp's from time 0" in out
     assert "aggregate_goodput_bps: hoptcp" in out and "equivalence within ±10% of ns-2.35:" in out
     assert "at least 10 seeds a side" in out
+
+
+def test_routing_sends_counts_the_routing_agents_own_and_forwarded_packets_from_t0() -> None:
+    lines = [
+        "s 1.000000000 _0_ RTR  --- 0 AODV 48 [0 0 0 0] ------- [0:255 -1:255 30 0] [0x2 1 1 [1 0] [0 4]] (REQUEST)",
+        "s 17.000000000 _0_ RTR  --- 0 AODV 48 [0 0 0 0] ------- [0:255 -1:255 30 0] [0x2 1 2 [3 0] [0 6]] (REQUEST)",
+        "r 17.010000000 _1_ RTR  --- 0 AODV 48 [0 ffffffff 0 800] ------- [0:255 -1:255 30 0] (REQUEST)",
+        "s 17.010511316 _1_ RTR  --- 0 AODV 48 [0 ffffffff 0 800] ------- [1:255 -1:255 29 0] (REQUEST)",
+        "f 17.015094676 _2_ RTR  --- 0 AODV 44 [13a 2 3 800] ------- [3:255 0:255 29 1] [0x4 2 [3 6] 10.0] (REPLY)",
+        "f 17.020000000 _2_ RTR  --- 7 tcp 1040 [13a 2 3 800] ------- [0:0 3:0 29 3] [1 0] 0 0",
+        "s 17.030000000 _2_ MAC  --- 0 AODV 106 [13a 2 3 800] ------- [3:255 0:255 29 1] (REPLY)",
+        "D 17.040000000 _2_ MAC  COL 0 AODV 106 [0 ffffffff 3d5 800] ------- [981:255 -1:255 11 0] (REQUEST)",
+    ]
+    # Before t0 (the warm-up), receptions, data packets, MAC frames and drops do not count.
+    assert tr.routing_sends(lines, t0=17.0) == 3
+    assert tr.routing_sends(lines, t0=0.0) == 4
+
+
+@pytest.mark.core
+@needs_ns
+def test_one_route_discovery_is_the_same_routing_packets_in_ns2_and_hoptcp(tmp_path: Path) -> None:
+    """A 3-hop chain whose small window never breaks a link: one route discovery, so the source's
+    RREQ, the two forwarded copies (the destination answers, it does not forward), the
+    destination's RREP and its two forwarded copies: 6 routing packets on each side."""
+    import subprocess
+
+    from hoptcp import bench
+
+    sc = scenario(CHAIN_TCP, **{"routing.protocol": "aodv", "tcp.max_window": 2, "duration_s": 3.0})
+    exp = export(sc, router_trace=True)
+    assert "-routerTrace ON" in exp.tcl and export(sc).tcl == exp.tcl.replace("-routerTrace ON", "-routerTrace OFF")
+    (tmp_path / "s.tcl").write_text(exp.tcl)
+    subprocess.run(["ns", str(tmp_path / "s.tcl"), str(tmp_path / "out")], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=120)
+    rep, _ = tr.read_run(tmp_path / "out", exp.meta(), 1)
+    assert rep["routing"]["route_breaks"] == 0
+    with open(tmp_path / "out.tr") as fh:
+        assert tr.routing_sends(fh, exp.t0) == 6
+    mine = json.loads(_bridge.run_json(sc.toml, sc.overrides))
+    assert mine["routing"]["route_breaks"] == 0 and bench.hoptcp_routing_sent(mine) == 6

@@ -379,12 +379,15 @@ def _diameter_of(links: Sequence[Sequence[int]], nodes: Sequence[int]) -> int:
 # --- the script -----------------------------------------------------------------------------
 
 def export(scenario: Scenario, seed: int | None = None, *, name: str | None = None,
-           new_trace: bool = False, static_routes: str | None = None) -> Export:
+           new_trace: bool = False, static_routes: str | None = None, router_trace: bool = False) -> Export:
     """The ns-2.35 script for ``scenario`` with run seed ``seed`` (default: the scenario's).
 
     ``new_trace``: the trace file is in ns-2's new wireless format (``$ns use-newtrace``) and
     holds every agent, routing and MAC event (``-agentTrace ON -routerTrace ON -macTrace ON``),
-    the trace ``hoptcp run --trace-ns2`` writes (see docs/viewer.md)."""
+    the trace ``hoptcp run --trace-ns2`` writes (see docs/viewer.md).
+
+    ``router_trace``: the routing agents' sends and receptions are traced too (``-routerTrace
+    ON``), so :func:`hoptcp.ns2.trace.routing_sends` can count the routing packets sent."""
     plan = json.loads(_bridge.plan_json(scenario.toml, scenario.overrides, seed))
     sc, flows, positions, links = plan["scenario"], plan["flows"], plan["positions"], plan["links"]
     check_expressible(sc, flows, static_routes)
@@ -535,7 +538,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
       "-antType Antenna/OmniAntenna \\")
     w("    -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy -channel $chan -topoInstance $topo \\")
     on = "ON" if new_trace else "OFF"
-    w(f"    -agentTrace {on} -routerTrace {on} -macTrace {on} -movementTrace OFF")
+    w(f"    -agentTrace {on} -routerTrace {'ON' if router_trace else on} -macTrace {on} -movementTrace OFF")
     w("")
     addr = "1.0.$i" if gateway is not None else ""
     w(f"# --- nodes (hoptcp positions shifted by ({_g(dx)}, {_g(dy)}) m: ns-2's flat grid starts at 0)")

@@ -192,6 +192,22 @@ def check_routes(summary: TraceSummary, flows: Sequence[Mapping[str, Any]], n_wi
     return problems
 
 
+def routing_sends(lines: Iterable[str], t0: float) -> int:
+    """Routing packets (AODV's RREQ, RREP, RERR) the routing agents sent from ns-2 time ``t0`` on,
+    forwarded ones included, from a trace written with ``-routerTrace ON``: the ``s`` (own)
+    and ``f`` (forwarded) lines at the ``RTR`` layer, one per transmission a node's routing
+    agent hands down (cmu-trace.cc). Counts what hoptcp counts as ``rreq_sent`` +
+    ``rreq_forwarded`` + ``rrep_sent`` + ``rrep_forwarded`` + ``rerr_sent`` + ``rerr_forwarded``."""
+    n = 0
+    for line in lines:
+        if line[:2] not in ("s ", "f "):
+            continue
+        parts = line.split(None, 7)
+        if len(parts) > 6 and parts[3] == "RTR" and parts[6] in ROUTING_KINDS and float(parts[1]) >= t0:
+            n += 1
+    return n
+
+
 def parse_stats(lines: Iterable[str]) -> dict[int, dict[str, float]]:
     """The counters the script recorded: stats[flow][what] = value."""
     out: dict[int, dict[str, float]] = defaultdict(dict)
