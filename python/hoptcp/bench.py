@@ -48,9 +48,10 @@ EVENTS_BEFORE_TIMER_SLOTS = {
 
 #: Bench scenarios ns-2.35 also runs with ``--peers`` (through the exporter).
 PEER_SCENARIOS = ("chain7-tcp", "chain7-udp", "grid13-udp")
-#: Those it runs only when named with ``--only``: 1,000 nodes cost ns-2.35 minutes per simulated
-#: second (``--peer-duration`` shortens both sides' runs alike). The static-route one needs an ns-2.35
-#: built with the static-routes port (``--ns-binary``); on a stock ns it is frozen DSDV, not the same work.
+#: Those it runs only when named with ``--only``: 1,000 nodes cost ns-2.35 seconds of CPU per
+#: simulated second after a warm-up of up to a minute (``--peer-duration`` shortens both sides'
+#: runs alike). The static-route one needs an ns-2.35 built with the static-routes port
+#: (``--ns-binary``); on a stock ns it is frozen DSDV, not the same work.
 PEER_WHEN_NAMED = ("random1000-aodv-tcp", "random1000-tcp")
 #: Those ns-3 also runs (:mod:`hoptcp.peers.ns3`); the grid only when named with ``--only``:
 #: ns-3 needs about 8 minutes of CPU for its 300 s (119x hoptcp), too long for every bench run.
@@ -240,23 +241,7 @@ MEMORY_FLOWS = 1_000
 MEMORY_SECONDS = 2
 
 
-@dataclass
-class MemoryRow:
-    nodes: int
-    flows: int
-    sim_s: float
-    events: int
-    wall_s: float
-    rss_mb: float
-    base_mb: float
-
-    @property
-    def kb_per_node(self) -> float:
-        """Peak RSS above the interpreter with the core loaded, per node."""
-        return (self.rss_mb - self.base_mb) * 1024 / self.nodes
-
-
-def time_memory(nodes: int, progress: Any = None, base_mb: float | None = None) -> MemoryRow:
+def time_memory(nodes: int, progress: Any = None, base_mb: float | None = None) -> ScaleRow:
     """One run (peak memory, not time, is the point) of ``nodes`` random nodes at the bench density
     with MEMORY_FLOWS TCP flows for MEMORY_SECONDS simulated seconds."""
     base = baseline_rss_mb() if base_mb is None else base_mb
@@ -265,7 +250,7 @@ def time_memory(nodes: int, progress: Any = None, base_mb: float | None = None) 
     over = [(k, v) for k, v in scale_overrides(nodes) if k not in ("random_flows.count", "duration_s")]
     r = time_scenario(bench_dir() / "random10000-tcp.toml", 1,
                       [*over, ("random_flows.count", str(MEMORY_FLOWS)), ("duration_s", str(MEMORY_SECONDS))])
-    return MemoryRow(r["nodes"], r["flows"], r["duration"], r["events"], r["wall"], r["rss_mb"], base)
+    return ScaleRow(r["nodes"], r["flows"], r["duration"], r["events"], r["wall"], r["rss_mb"], base)
 
 
 @dataclass
@@ -631,7 +616,7 @@ def machine() -> str:
 def markdown(rows: list[Timing], sweeps: Sequence[SweepRate], base_mb: float, version: str,
              start_up: Sequence[StartUp] = (), peers: Sequence[PeerTiming] = (), scale: Sequence[ScaleRow] = (),
              huge: HugeRun | None = None, skipped: Sequence[str] = (), repeats: int = 3,
-             load: tuple[float, float] | None = None, memory: MemoryRow | None = None) -> str:
+             load: tuple[float, float] | None = None, memory: ScaleRow | None = None) -> str:
     lines = [f"Machine: {machine()}; hoptcp {version}; best of {repeats} run{'s' if repeats > 1 else ''}, one core per run."]
     if load:
         lines[0] += (f" Load average (1 min) {load[0]:.1f} at the start, {load[1]:.1f} at the end "

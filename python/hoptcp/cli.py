@@ -1125,7 +1125,7 @@ def _worker_counts(option: str, text: str) -> list[int]:
               help="With --peers: only this peer (repeatable; default: every one installed).")
 @click.option("--peer-duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="With --peers: simulate SECONDS on both sides instead of each scenario's duration (the 1,000-node "
-                   "scenarios, named with --only, cost ns-2.35 minutes per simulated second).")
+                   "scenarios, named with --only, cost ns-2.35 seconds of CPU per simulated second).")
 @click.option("--ns-binary", default=None, metavar="PATH",
               help="With --peers: the ns-2.35 to run (default: HOPTCP_NS, else ns on PATH), e.g. one built with "
                    "the static-routes port for random1000-tcp.")

@@ -158,7 +158,7 @@ def test_sweep_rows_name_their_executor_and_the_cost_of_an_empty_run():
 
 
 def test_memory_per_node_of_the_memory_row_is_above_the_interpreter():
-    m = bench.MemoryRow(nodes=100_000, flows=1_000, sim_s=2.0, events=5, wall_s=1.0, rss_mb=411.0, base_mb=11.0)
+    m = bench.ScaleRow(nodes=100_000, flows=1_000, sim_s=2.0, events=5, wall_s=1.0, rss_mb=411.0, base_mb=11.0)
     assert m.kb_per_node == 4.096  # 400 MB over 100,000 nodes
     md = bench.markdown([], [], 11.0, "0.1.0", memory=m)
     assert "| 100,000 | 1,000 | 2 s | 5 | 411 | 11 | 4.10 |" in md
