@@ -171,7 +171,7 @@ fn loss_pattern() -> DropFn {
 
 #[test]
 fn end_to_end_delivers_everything_in_order_through_losses() {
-    for variant in [Variant::NewReno, Variant::Reno, Variant::Vegas] {
+    for variant in [Variant::NewReno, Variant::Reno, Variant::Vegas, Variant::Cubic] {
         for delayed_ack in [false, true] {
             let cfg = TcpConfig { variant, delayed_ack, max_window: 16, ..TcpConfig::default() };
             let sim = transfer(&cfg, 400, loss_pattern());
@@ -339,7 +339,7 @@ fn vegas_slow_start_grows_every_other_rtt_and_exits_on_gamma() {
 
 #[test]
 fn window_never_exceeds_max_window_end_to_end() {
-    for variant in [Variant::NewReno, Variant::Reno, Variant::Vegas] {
+    for variant in [Variant::NewReno, Variant::Reno, Variant::Vegas, Variant::Cubic] {
         for max_window in [1, 3, 8] {
             let cfg = TcpConfig { variant, max_window, ..TcpConfig::default() };
             let sim = transfer(&cfg, 300, loss_pattern());
@@ -410,4 +410,41 @@ fn cbr_source_above_capacity_is_ftp() {
     let capacity = 1460.0 * 100.0 * 60.0;
     assert!(ftp as f64 > 0.9 * capacity, "FTP fills the bottleneck: {ftp}");
     assert!((cbr as f64 - ftp as f64).abs() <= 2.0 * 1460.0, "CBR {cbr} vs FTP {ftp}");
+}
+
+#[test]
+fn end_to_end_cubic_cuts_by_beta_and_regrows_to_w_max_in_about_k() {
+    // A 5000 packet/s bottleneck with a 100 ms base RTT (BDP 500 packets), no
+    // window limit, slow start to 400; one loss, of packet 3000, in congestion
+    // avoidance at w ~ 400: there K = cbrt(0.75 w) ~ 7 s is well below NewReno's
+    // w/2 RTTs ~ 20 s (at small windows CUBIC's Reno-friendly region rules).
+    let mut regrow = Vec::new();
+    for variant in [Variant::NewReno, Variant::Cubic] {
+        let cfg = TcpConfig { variant, max_window: 100_000, initial_ssthresh: 400, ..TcpConfig::default() };
+        let drop = Box::new(|s: &TcpSegment, nth: u32| nth == 1 && s.seq == 3000);
+        let mut sim = Sim::new(&cfg, MS / 5, 50 * MS, 50 * MS, drop);
+        sim.tx.add_data(0, u64::MAX);
+        sim.run_until(15 * NS_PER_S);
+        let st = sim.tx.stats(sim.now);
+        assert_eq!((st.fast_retransmits, st.timeouts), (1, 0), "{variant:?}: {st:?}");
+        // The window just before the cut, the deflation that ends recovery
+        // (a single loss: no partial ACK), and the first time it is back at w.
+        let drops: Vec<usize> =
+            sim.trace.windows(2).enumerate().filter(|(_, p)| p[1].1 < p[0].1).map(|(i, _)| i).collect();
+        assert_eq!(drops.len(), 2, "{variant:?}: the cut and the deflation");
+        let (t_cut, w) = sim.trace[drops[0]];
+        let back = sim.trace[drops[1] + 1..].iter().find(|e| e.1 >= w).map(|e| e.0 - t_cut);
+        match variant {
+            Variant::NewReno => assert_eq!(sim.tx.ssthresh(), (w / 2.0).floor(), "w {w}"),
+            _ => {
+                assert!((sim.tx.ssthresh() - 0.7 * w).abs() < 1e-9, "beta 0.7 of {w}: {}", sim.tx.ssthresh());
+                // K = cbrt(W_max (1 - beta) / C) after the cut (RFC 9438 eq. 2).
+                let k = (w * 0.3 / 0.4).cbrt();
+                let t = back.expect("CUBIC regains W_max") as f64 / 1e9;
+                assert!((t - k).abs() < 1.0, "back at W_max {w} after {t} s, K = {k} s");
+            }
+        }
+        regrow.push(back.map_or(f64::INFINITY, |t| t as f64 / 1e9));
+    }
+    assert!(regrow[0] > 15.0 - 2.0, "NewReno needs about w/2 RTTs: {regrow:?}");
 }

@@ -16,6 +16,9 @@ pub enum Variant {
     Reno,
     /// ns-2 `Agent/TCP/Vegas` (Brakmo & Peterson, after USC's NetBSD code).
     Vegas,
+    /// CUBIC (RFC 9438) with HyStart++ (RFC 9406) over NewReno's loss
+    /// recovery. Not a scenario key yet: it has no ns-2.35 check so far.
+    Cubic,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

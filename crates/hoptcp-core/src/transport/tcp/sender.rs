@@ -128,7 +128,7 @@ impl TcpSender {
         if self.core.ecn && seg.ece {
             self.cc.on_ecn(&mut self.core, ack);
         }
-        let a = Ack { now, ack, ece: seg.ece };
+        let a = Ack { now, ack, ece: seg.ece, rtt: Some(now.saturating_sub(seg.ts)) };
         if ack > self.core.highest_ack {
             self.cc.on_ack(&mut self.core, &a);
         } else if ack == self.core.highest_ack {

@@ -24,11 +24,12 @@
 //!   controller (or a recovery helper it owns); `pipe` and NextSeg become
 //!   retransmissions queued through `state.queue_output()`, so the
 //!   sender's send loop does not change.
-//! - Time-based growth (CUBIC, RFC 9438): every call carries `now`, and
-//!   [`Ack`] gains the RTT sample of the acknowledged segment (the echoed
-//!   send time), which CUBIC needs for its `delay_min`/HyStart++ and its
-//!   TCP-friendly region; W_max, K and the epoch stay inside the
-//!   controller.
+//! - Time-based growth (CUBIC, RFC 9438, `cubic.rs`): every call carries
+//!   `now`, and [`Ack::rtt`] is the RTT sample of the segment the ACK
+//!   echoes, which CUBIC's target W_cubic(t + RTT) and HyStart++'s rounds
+//!   need; W_max, K and the epoch stay inside the controller. A controller
+//!   with its own reduction factor reuses the shared recovery and sets
+//!   ssthresh/cwnd after it (CUBIC's beta 0.7).
 //! - Delivery-rate control (BBR): [`Controller::on_transmit`] sees every
 //!   segment leaving (send time, packet number), so per-packet delivery
 //!   state can be recorded at send time and a rate sample formed on the
@@ -40,6 +41,7 @@
 //! Every hook is called exactly where the pre-trait enum dispatch called
 //! it, so results are bit-identical to before.
 
+mod cubic;
 mod newreno;
 mod reno;
 mod vegas;
@@ -56,6 +58,9 @@ pub(super) struct Ack {
     pub ack: i64,
     /// ECN-Echo set on the ACK.
     pub ece: bool,
+    /// Now minus the send time the ACK echoes: the RTT of the segment that
+    /// triggered it (CUBIC's smoothed RTT and HyStart++'s round minimum).
+    pub rtt: Option<Time>,
 }
 
 /// A congestion-control variant. Implementations keep their own state and
@@ -90,5 +95,6 @@ pub(super) fn for_config(cfg: &TcpConfig) -> Box<dyn Controller> {
         Variant::NewReno => Box::new(newreno::NewReno::default()),
         Variant::Reno => Box::new(reno::Reno),
         Variant::Vegas => Box::new(vegas::Vegas::new(cfg)),
+        Variant::Cubic => Box::new(cubic::Cubic::new()),
     }
 }

@@ -9,8 +9,8 @@
 //! (ns-2 keeps the halved cwnd; that ACK then adds its CA increment).
 //! While in recovery each ACK releases at most two new packets.
 
-use super::reno::{on_dupack_common, timeout_common};
 use super::super::state::{CwndAction, SenderState};
+use super::reno::{on_dupack_common, timeout_common};
 use super::{Ack, Controller};
 use crate::engine::Time;
 
@@ -21,7 +21,12 @@ pub struct NewReno {
 }
 
 impl NewReno {
-    fn partial_ack(&mut self, core: &mut SenderState, now: Time, ack: i64) {
+    /// A full ACK (or one outside recovery) ends the episode.
+    pub(super) fn end_recovery(&mut self) {
+        self.firstpartial = false;
+    }
+
+    pub(super) fn partial_ack(&mut self, core: &mut SenderState, now: Time, ack: i64) {
         if !self.firstpartial {
             self.firstpartial = true;
             core.arm_rtx(now);

@@ -1,7 +1,7 @@
 //! The sender's ECN response (ns-2 `TcpAgent::ecn()`, shared by every variant).
 
-use super::testutil::*;
 use super::super::config::TcpConfig;
+use super::testutil::*;
 use super::TcpSender;
 use crate::engine::Time;
 

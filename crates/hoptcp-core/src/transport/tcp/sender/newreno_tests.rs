@@ -1,8 +1,8 @@
 //! The sender running NewReno (`congestion/newreno.rs`).
 
+use super::super::config::TcpConfig;
 use super::super::config::Variant;
 use super::testutil::{self, *};
-use super::super::config::TcpConfig;
 use super::TcpSender;
 use crate::engine::Time;
 

@@ -1,10 +1,10 @@
 //! The sender's transmit path with TCP-AP pacing (`tcp_ap.rs`).
 
+use super::super::config::TcpConfig;
 use super::super::tcp_ap::{RateEstimator, TcpApConfig};
 use super::testutil::{ack, drain, seqs, MS};
-use crate::engine::Time;
-use super::super::config::TcpConfig;
 use super::TcpSender;
+use crate::engine::Time;
 use crate::wire::TcpSegment;
 
 fn paced_sender(ap: TcpApConfig) -> TcpSender {

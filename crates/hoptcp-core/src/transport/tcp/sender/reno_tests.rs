@@ -1,8 +1,8 @@
 //! The sender running Reno (`congestion/reno.rs`).
 
+use super::super::config::TcpConfig;
 use super::super::config::Variant;
 use super::testutil::{self, *};
-use super::super::config::TcpConfig;
 
 /// cwnd 8 with 1..=6 acked and 7..=14 in flight.
 fn at_window_8(variant: Variant) -> super::TcpSender {

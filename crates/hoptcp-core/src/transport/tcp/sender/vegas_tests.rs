@@ -1,8 +1,8 @@
 //! The sender running Vegas (`congestion/vegas.rs`).
 
+use super::super::config::TcpConfig;
 use super::super::config::Variant;
 use super::testutil::*;
-use super::super::config::TcpConfig;
 use super::TcpSender;
 use crate::engine::Time;
 
