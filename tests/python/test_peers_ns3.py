@@ -151,3 +151,68 @@ def test_a_new_build_replaces_builds_of_older_sources(monkeypatch, tmp_path):
     built = ns3.build()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built.name, "notes.txt"])
     assert ns3.build() == built  # the second call finds it
+
+
+# --- BBR against ns-3.37's TcpBbr on a wired path (hoptcp.peers.ns3.bbr_check) -----------
+
+VALIDATION_NS3 = ROOT / "validation" / "ns3"
+
+
+def _wired_args(sc: Scenario) -> dict[str, str]:
+    from hoptcp.peers.ns3 import bbr_check
+
+    plan = json.loads(_bridge.plan_json(sc.toml, sc.overrides))
+    return dict(a.removeprefix("--").split("=", 1) for a in bbr_check.wired_args(sc.resolved(), plan))
+
+
+@pytest.mark.core
+def test_the_wired_program_gets_every_link_and_the_bbr_flow():
+    a = _wired_args(Scenario.load(VALIDATION_NS3 / "bbr-wired.toml"))
+    assert a["nodes"] == "6"  # wireless 0, 1 (the gateway); wired 2..5
+    assert a["links"].split(";") == ["1,2,100000000.0,0.001,50", "2,3,100000000.0,0.001,50",
+                                     "3,4,10000000.0,0.02,1000", "4,5,100000000.0,0.001,50"]
+    assert a["flows"] == "tcp,2,5,1.0"
+    assert (a["variant"], a["payload"], a["initialWindow"], a["maxWindow"]) == ("bbr", "1460", "10", "10000")
+    cross = _wired_args(Scenario.load(VALIDATION_NS3 / "bbr-wired-cross.toml"))
+    assert cross["flows"] == "tcp,2,5,1.0;udp,3,5,5.0,3000000.0,1000,0.5"
+
+
+@pytest.mark.core
+def test_a_flow_through_the_wireless_part_is_refused_in_one_line():
+    from hoptcp.peers.ns3 import bbr_check
+
+    sc = Scenario.load(VALIDATION_NS3 / "bbr-wired.toml").with_(flows__0__src=0)
+    plan = json.loads(_bridge.plan_json(sc.toml, sc.overrides))
+    with pytest.raises(ns3.PeerError) as e:
+        bbr_check.wired_args(sc.resolved(), plan)
+    assert str(e.value) == ("the ns-3 wired program cannot run this scenario: flows[0].src = 0; "
+                            "it runs flows between wired nodes (behind the gateway)")
+
+
+@pytest.mark.core
+def test_bbr_phases_out_of_range_is_one_line_and_absent_phases_stay_out_of_the_canonical_form():
+    from hoptcp.errors import ScenarioError
+
+    sc = Scenario.load(VALIDATION_NS3 / "bbr-wired.toml")
+    with pytest.raises(ScenarioError) as e:
+        sc.with_(tcp__bbr_phases=[0, 8]).resolved()
+    assert "tcp.bbr_phases[1]" in str(e.value) and "8" in str(e.value) and "0..=7" in str(e.value)
+    assert sc.resolved()["tcp"]["bbr_phases"] == [0, 6, 5]
+    assert "bbr_phases" not in Scenario.load(VALIDATION_NS3 / "bbr-wired-cross.toml").resolved()["tcp"]
+
+
+@needs_ns3
+def test_bbr_follows_ns3_point_by_point_on_the_deterministic_path():
+    # The first 4 s of the committed check: Startup, Drain and ProbeBW's first cycles.
+    from hoptcp.peers.ns3 import bbr_check
+
+    sc = Scenario.load(VALIDATION_NS3 / "bbr-wired.toml").with_(duration_s=4)
+    flow, series = bbr_check.run_hoptcp(sc)
+    res, rows = bbr_check.run_ns3(sc)
+    dev = bbr_check.compare_trajectories(series, rows)
+    assert len(rows) > 2000  # ~800 ACKs per second from 1.05 s
+    assert dev["state"]["acks_differing"] == 0
+    assert dev["btl_bw_pps"]["rel"] < 1e-3
+    assert dev["rt_prop_s"]["rel"] < 1e-3
+    assert dev["pacing_rate_pps_same_gain"]["rel"] < 1e-3
+    assert abs(flow["goodput_bps"] - res["flows_bps"][0]) < 1e-3 * res["flows_bps"][0]

@@ -160,6 +160,7 @@ pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
             TcpVariantSpec::Newreno | TcpVariantSpec::TcpAp => Variant::NewReno,
             TcpVariantSpec::Reno => Variant::Reno,
             TcpVariantSpec::Vegas => Variant::Vegas,
+            TcpVariantSpec::Bbr => Variant::Bbr,
         },
         pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.pacing(link_rate_bps)),
         payload_bytes: t.payload_bytes,
@@ -172,6 +173,7 @@ pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
         vegas_alpha: t.vegas_alpha,
         vegas_beta: t.vegas_beta,
         vegas_gamma: t.vegas_gamma,
+        bbr_phases: t.bbr_phases.clone(),
         ..TcpConfig::default()
     }
 }

@@ -679,8 +679,8 @@ pub const AODV_ALLOWED_HELLO_LOSS: Decl = int(
 pub const TCP_VARIANT: Decl = word(
     "tcp.variant",
     "newreno",
-    &["newreno", "reno", "vegas", "tcp_ap"],
-    "Congestion control; tcp_ap is NewReno with TCP-AP pacing ([tcp.ap]).",
+    &["newreno", "reno", "vegas", "tcp_ap", "bbr"],
+    "Congestion control; tcp_ap is NewReno with TCP-AP pacing ([tcp.ap]); bbr is BBR v1 as ns-3.37's TcpBbr, paced at the sender.",
 );
 pub const TCP_PAYLOAD_BYTES: Decl = int(
     "tcp.payload_bytes",
@@ -725,6 +725,14 @@ pub const TCP_VEGAS_BETA: Decl =
     num("tcp.vegas_beta", tcp_cfg::DEFAULT_VEGAS_BETA, ">= tcp.vegas_alpha", "packets", "Vegas β (ns-2 v_beta_).");
 pub const TCP_VEGAS_GAMMA: Decl =
     num("tcp.vegas_gamma", tcp_cfg::DEFAULT_VEGAS_GAMMA, NON_NEGATIVE, "packets", "Vegas γ (ns-2 v_gamma_).");
+pub const TCP_BBR_PHASES: Decl = other(
+    "tcp.bbr_phases",
+    "list of integers",
+    Def::Unset("none: each drawn as ns-3.37 draws it, 0 or 3..=7"),
+    Allowed::Text("each 0..=7"),
+    "",
+    "BBR: the gain-cycle phase each entry into ProbeBW starts in, in turn (0 is the 5/4 phase, 1 the 3/4 one); later entries draw theirs.",
+);
 
 // --- [tcp.ap] (TCP-AP; each default from `profile`, transport::tcp::tcp_ap) ----------
 fn ap_defaults(f: fn(&crate::transport::tcp::tcp_ap::TcpApConfig) -> String) -> String {
@@ -926,7 +934,7 @@ pub const FLOW_VARIANT: Decl = other(
     "flows[].variant",
     "string",
     Def::Derived(|| "tcp.variant".to_string()),
-    Allowed::Words(&["newreno", "reno", "vegas", "tcp_ap"]),
+    Allowed::Words(&["newreno", "reno", "vegas", "tcp_ap", "bbr"]),
     "",
     "TCP flows: this flow's tcp.variant.",
 );
@@ -1052,9 +1060,9 @@ pub const STATS_SERIES: Decl = other(
     "stats.series",
     "list of strings",
     Def::Unset("none"),
-    Allowed::Words(&["gateway", "tcp_ap", "cwnd", "ssthresh", "rtt", "rto", "goodput", "queue", "mac", "air"]),
+    Allowed::Words(&["gateway", "tcp_ap", "cwnd", "ssthresh", "rtt", "rto", "goodput", "queue", "mac", "air", "bbr"]),
     "",
-    "Time series to record, each on every change: TCP-GAP's per-flow estimate at the gateway or at TCP-AP senders; per flow cwnd, ssthresh, RTT samples, RTO events, goodput; per node queue length and MAC state; the air trace (every frame on the air).",
+    "Time series to record, each on every change: TCP-GAP's per-flow estimate at the gateway or at TCP-AP senders; per flow cwnd, ssthresh, RTT samples, RTO events, goodput; per node queue length and MAC state; the air trace (every frame on the air); per BBR flow its state, BtlBw, RTprop, pacing rate and gain.",
 );
 pub const STATS_AIR_WINDOW_S: Decl = other(
     "stats.air_window_s",
@@ -1297,6 +1305,7 @@ pub fn declarations() -> Vec<Decl> {
         TCP_VEGAS_ALPHA,
         TCP_VEGAS_BETA,
         TCP_VEGAS_GAMMA,
+        TCP_BBR_PHASES,
         AP_PROFILE,
         AP_VARIATION,
         AP_ALPHA,

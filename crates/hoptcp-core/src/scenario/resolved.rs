@@ -322,6 +322,9 @@ pub struct Tcp {
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
+    /// Present when set: a run without it keeps its canonical form.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bbr_phases: Vec<u8>,
     /// Present when a flow or the gateway paces with TCP-AP.
     #[serde(skip_serializing_if = "Given::is_absent")]
     pub ap: Given<TcpAp>,
@@ -751,6 +754,7 @@ impl Resolved {
             vegas_alpha: t.vegas_alpha,
             vegas_beta: t.vegas_beta,
             vegas_gamma: t.vegas_gamma,
+            bbr_phases: t.bbr_phases,
             ap: Given::from_parsed(t.ap.as_ref().map(TcpAp::from_filled)),
         };
         let flows = sc.flows.into_iter().enumerate().map(|(i, f)| flow(&format!("flows.{i}"), f)).collect::<R<_>>()?;

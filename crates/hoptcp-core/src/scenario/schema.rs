@@ -507,6 +507,8 @@ pub enum TcpVariantSpec {
     Vegas,
     /// NewReno with TCP-AP adaptive pacing (settings in `[tcp.ap]`).
     TcpAp,
+    /// BBR v1, paced at the sender.
+    Bbr,
 }
 
 /// Which defaults `[tcp.ap]` starts from.
@@ -642,6 +644,9 @@ pub struct TcpSpec {
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
+    /// BBR's ProbeBW starting phases, in turn (empty: drawn per flow).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bbr_phases: Vec<u8>,
     /// TCP-AP settings for flows with variant = "tcp_ap".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ap: Option<TcpApSpec>,
@@ -661,6 +666,7 @@ impl Default for TcpSpec {
             vegas_alpha: k::TCP_VEGAS_ALPHA.num(),
             vegas_beta: k::TCP_VEGAS_BETA.num(),
             vegas_gamma: k::TCP_VEGAS_GAMMA.num(),
+            bbr_phases: Vec::new(),
             ap: None,
         }
     }

@@ -618,6 +618,9 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
     k::TCP_INITIAL_SSTHRESH.check_int("tcp.initial_ssthresh", t.initial_ssthresh as u64)?;
     non_negative("tcp.vegas_alpha", t.vegas_alpha, "packets")?;
     non_negative("tcp.vegas_gamma", t.vegas_gamma, "packets")?;
+    for (i, &p) in t.bbr_phases.iter().enumerate() {
+        int_range(&format!("tcp.bbr_phases[{i}]"), p as u64, 0, 7)?;
+    }
     if !(t.vegas_beta.is_finite() && t.vegas_beta >= t.vegas_alpha) {
         return Err(ScenarioError::value(
             "tcp.vegas_beta",

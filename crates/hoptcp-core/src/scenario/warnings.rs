@@ -126,6 +126,7 @@ pub fn warnings(sc: &Resolved, flows: &[(TransportKind, Tcp)]) -> Vec<String> {
         let unused = match kind {
             SeriesKind::Gateway => !sc.wired.get().and_then(|w| w.tcp_gap.get()).is_some_and(|g| g.enabled),
             SeriesKind::TcpAp => !flows.iter().any(|(_, tcp)| tcp.variant == TcpVariantSpec::TcpAp),
+            SeriesKind::Bbr => !flows.iter().any(|(_, tcp)| tcp.variant == TcpVariantSpec::Bbr),
             SeriesKind::Cwnd | SeriesKind::Ssthresh | SeriesKind::Rtt | SeriesKind::Rto => {
                 !flows.iter().any(|(transport, _)| *transport == TransportKind::Tcp)
             }
@@ -138,6 +139,7 @@ pub fn warnings(sc: &Resolved, flows: &[(TransportKind, Tcp)]) -> Vec<String> {
                 match kind {
                     SeriesKind::Gateway => "[wired.tcp_gap] is not enabled",
                     SeriesKind::TcpAp => "no flow runs TCP-AP (tcp.variant = \"tcp_ap\")",
+                    SeriesKind::Bbr => "no flow runs BBR (tcp.variant = \"bbr\")",
                     _ => "no flow runs TCP",
                 }
             ));

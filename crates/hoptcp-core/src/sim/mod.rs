@@ -194,6 +194,10 @@ fn tcp_flow(id: u32, cfg: &TcpConfig, seed: u64) -> TcpFlow {
     // ns-2 offsets each agent's 10 ms RTT clock by a random boot time.
     let mut rng = RngStream::new(seed, id as u64, StreamPurpose::Transport);
     sender.set_tick_phase((rng.uniform() * cfg.tick as f64) as Time);
+    // Drawn after the tick phase, so other variants' streams are unchanged.
+    if cfg.variant == crate::transport::tcp::Variant::Bbr {
+        sender.seed_controller((rng.uniform() * (1u64 << 53) as f64) as u64);
+    }
     TcpFlow { sender, receiver: TcpReceiver::new(cfg), timer: [(0, None); 2], stopped: false }
 }
 

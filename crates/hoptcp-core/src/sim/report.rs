@@ -177,6 +177,9 @@ pub struct TcpFlowReport {
     /// term and the pacing queue's delays.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pacing: Option<TcpApStats>,
+    /// BBR (variant "bbr"): seconds in each state, the final estimates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bbr: Option<crate::transport::tcp::BbrStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -314,6 +317,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                         ecn_reductions: s.ecn_reductions,
                         acks_sent: t.receiver.stats().acks_sent,
                         pacing: s.pacing,
+                        bbr: s.bbr,
                     }
                 }),
                 routing: aodv.map(|r| r.flows[f.plan.id as usize].clone()),

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use strum::VariantNames;
 
 /// The kinds this module records, in report order.
-const KINDS: [SeriesKind; 7] = [
+const KINDS: [SeriesKind; 8] = [
     SeriesKind::Cwnd,
     SeriesKind::Ssthresh,
     SeriesKind::Rtt,
@@ -25,6 +25,7 @@ const KINDS: [SeriesKind; 7] = [
     SeriesKind::Goodput,
     SeriesKind::Queue,
     SeriesKind::Mac,
+    SeriesKind::Bbr,
 ];
 
 /// A flow's last recorded values (NaN / MAX: nothing yet).
@@ -38,6 +39,7 @@ struct FlowLast {
     timeouts: u64,
     retransmissions: u64,
     bytes: u64,
+    bbr: [f64; 5],
 }
 
 impl Default for FlowLast {
@@ -51,6 +53,7 @@ impl Default for FlowLast {
             timeouts: 0,
             retransmissions: 0,
             bytes: 0,
+            bbr: [f64::NAN; 5],
         }
     }
 }
@@ -324,6 +327,14 @@ impl RunTrace {
         if retx != last.retransmissions {
             next.retransmissions = retx;
             self.push(SeriesKind::Rto, now, flow, 2, retx as f64);
+        }
+        if let Some(now_values) = s.bbr_point() {
+            for (m, (&v, last)) in now_values.iter().zip(next.bbr.iter_mut()).enumerate() {
+                if v != *last {
+                    *last = v;
+                    self.push(SeriesKind::Bbr, now, flow, m as u8, v);
+                }
+            }
         }
         self.flows[flow as usize] = next;
     }

@@ -32,6 +32,7 @@ pub enum SeriesKind {
     Queue,
     Mac,
     Air,
+    Bbr,
 }
 
 impl SeriesKind {
@@ -47,6 +48,7 @@ impl SeriesKind {
             SeriesKind::Queue => "queue",
             SeriesKind::Mac => "mac",
             SeriesKind::Air => "air",
+            SeriesKind::Bbr => "bbr",
         }
     }
 
@@ -62,6 +64,7 @@ impl SeriesKind {
             SeriesKind::Queue => &["queue"],
             SeriesKind::Mac => &MAC_METRICS,
             SeriesKind::Air => &[],
+            SeriesKind::Bbr => &BBR_METRICS,
         }
     }
 
@@ -73,6 +76,10 @@ impl SeriesKind {
         }
     }
 }
+
+/// Metrics of the `bbr` kind: BBR's state (0 Startup, 1 Drain, 2 ProbeBW,
+/// 3 ProbeRTT), BtlBw and pacing rate (packets/s), RTprop (s), pacing gain.
+pub const BBR_METRICS: [&str; 5] = ["state", "btl_bw_pps", "rt_prop_s", "pacing_rate_pps", "pacing_gain"];
 
 /// Metrics of the `mac` kind: the MAC's activity (`Dcf::activity`'s number),
 /// its retransmissions so far, and its drops so far by cause

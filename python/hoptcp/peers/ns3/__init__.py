@@ -35,9 +35,11 @@ from ...errors import RunError
 
 #: the ns-3 modules the programs link (pkg-config names)
 MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-wifi", "ns3-mobility", "ns3-applications",
-           "ns3-propagation", "ns3-traffic-control")
+           "ns3-propagation", "ns3-traffic-control", "ns3-point-to-point")
 #: the scenario program shipped here (``static.cc``)
 PROGRAM = "static"
+#: the wired-only program (``wired.cc``: point-to-point links, NewReno or BBR; :mod:`.bbr_check`)
+WIRED = "wired"
 #: ``HOPTCP_NS3_CACHE`` overrides where built programs are kept
 CACHE_ENV = "HOPTCP_NS3_CACHE"
 
@@ -99,29 +101,30 @@ def cache_dir() -> Path:
     return user_cache_path("hoptcp") / "ns3"
 
 
-def build() -> Path:
-    """The compiled scenario program (built now if this source, ns-3 and compiler have no build yet)."""
+def build(program: str = PROGRAM) -> Path:
+    """The compiled scenario program (built now if this source, ns-3 and compiler have no build yet);
+    ``program``: :data:`PROGRAM` or :data:`WIRED`."""
     cxx, ver = compiler(), version()
     if cxx is None or ver is None:
         raise PeerError("ns-3 is not installed (pkg-config finds no ns3-core; Debian: apt-get install libns3-dev)")
     src = _source_dir()
     flags = _flags()
     digest = hashlib.sha256()
-    for part in [ver, cxx, *flags, (src / "ns2_like.h").read_text(), (src / f"{PROGRAM}.cc").read_text()]:
+    for part in [ver, cxx, *flags, (src / "ns2_like.h").read_text(), (src / f"{program}.cc").read_text()]:
         digest.update(part.encode() + b"\0")
-    target = cache_dir() / f"{PROGRAM}-ns{ver}-{digest.hexdigest()[:16]}"
+    target = cache_dir() / f"{program}-ns{ver}-{digest.hexdigest()[:16]}"
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        out = Path(tmp) / PROGRAM
-        cmd = [cxx, "-O2", "-std=c++17", "-I", str(src), "-o", str(out), str(src / f"{PROGRAM}.cc"), *flags]
+        out = Path(tmp) / program
+        cmd = [cxx, "-O2", "-std=c++17", "-I", str(src), "-o", str(out), str(src / f"{program}.cc"), *flags]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             tail = " | ".join(proc.stderr.strip().splitlines()[-3:]) or f"exit status {proc.returncode}"
             raise PeerError(f"building the ns-3 program failed ({shlex.join(cmd)}): {tail}")
         os.replace(out, target)  # atomic: a concurrent build never sees half a binary
-    for old in target.parent.glob(f"{PROGRAM}-ns*"):
+    for old in target.parent.glob(f"{program}-ns*"):
         if old != target:
             old.unlink(missing_ok=True)  # builds of older sources are never used again
     return target

@@ -19,6 +19,9 @@ pub enum Variant {
     /// CUBIC (RFC 9438) with HyStart++ (RFC 9406) over NewReno's loss
     /// recovery. Not a scenario key yet: it has no ns-2.35 check so far.
     Cubic,
+    /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00 as ns-3.37's
+    /// `TcpBbr`), paced at the sender.
+    Bbr,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -61,6 +64,10 @@ pub struct TcpConfig {
     /// TCP-AP adaptive pacing of the transmit path (None: off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pacing: Option<TcpApConfig>,
+    /// BBR: the gain-cycle phase (0..=7) each entry into ProbeBW starts
+    /// in, in turn; after these, drawn as ns-3.37 draws them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bbr_phases: Vec<u8>,
 }
 
 /// Defaults of the fields the scenario exposes as `[tcp]` keys; its
@@ -102,6 +109,7 @@ impl Default for TcpConfig {
             syn: true,
             limited_transmit: true,
             pacing: None,
+            bbr_phases: Vec::new(),
         }
     }
 }
@@ -126,6 +134,7 @@ mod tests {
         assert_eq!(serde_json::to_string(&Variant::NewReno).unwrap(), "\"newreno\"");
         assert_eq!(serde_json::to_string(&Variant::Reno).unwrap(), "\"reno\"");
         assert_eq!(serde_json::to_string(&Variant::Vegas).unwrap(), "\"vegas\"");
+        assert_eq!(serde_json::to_string(&Variant::Bbr).unwrap(), "\"bbr\"");
         let v: Variant = serde_json::from_str("\"vegas\"").unwrap();
         assert_eq!(v, Variant::Vegas);
         assert!(serde_json::from_str::<Variant>("\"tahoe\"").is_err());

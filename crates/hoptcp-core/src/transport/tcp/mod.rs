@@ -8,7 +8,7 @@
 //! Layout: the segment itself is in `wire/`; [`config`], [`rto`] (RTT
 //! estimation and the retransmission timeout), `state` (the sender state
 //! every controller reads and changes), `congestion/` (the `Controller`
-//! trait and one file per variant: NewReno, Reno, Vegas, CUBIC), [`sender`] (the
+//! trait and one file per variant: NewReno, Reno, Vegas, CUBIC, BBR), [`sender`] (the
 //! machinery common to all variants; it names a controller only through the
 //! trait, and its tests drive each variant, in `sender/`), [`tcp_ap`]
 //! (TCP-AP adaptive pacing of the transmit path), [`receiver`] (the sink)
@@ -24,6 +24,7 @@ pub mod tcp_ap;
 pub mod window_stats;
 
 pub use config::{TcpConfig, Variant};
+pub use congestion::bbr::BbrStats;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 pub use tcp_ap::TcpApStats;

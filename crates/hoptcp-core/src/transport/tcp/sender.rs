@@ -22,6 +22,7 @@
 //!   ACK during NewReno fast recovery, otherwise the whole window.
 
 use super::config::TcpConfig;
+use super::congestion::bbr::BbrStats;
 use super::congestion::{self, Ack, Controller};
 use super::state::SenderState;
 use super::tcp_ap::{TcpAp, TcpApStats};
@@ -58,6 +59,9 @@ pub struct TcpSenderStats {
     /// TCP-AP's pacing statistics, when pacing is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<TcpApStats>,
+    /// BBR's states and estimates, with `variant = "bbr"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bbr: Option<BbrStats>,
 }
 
 /// A TCP sender as a sans-IO state machine. Feed it ACKs and timer calls;
@@ -83,9 +87,30 @@ impl TcpSender {
         self.core.rto.set_phase(phase);
     }
 
+    /// Seed the controller's own random draws (BBR's ProbeBW phases after
+    /// those `tcp.bbr_phases` gives).
+    pub fn seed_controller(&mut self, seed: u64) {
+        self.cc.seed(seed);
+    }
+
+    /// BBR's state, BtlBw (packets/s), RTprop (s; 0 before any), pacing rate
+    /// (packets/s) and pacing gain, once a BBR connection is open.
+    pub fn bbr_point(&self) -> Option<[f64; 5]> {
+        use super::congestion::bbr::model::NO_RTT;
+        let b = self.cc.bbr()?;
+        let rt = if b.rt_prop() == NO_RTT { 0.0 } else { b.rt_prop() as f64 * 1e-9 };
+        Some([b.state().index() as f64, b.btl_bw(), rt, b.pacing_rate(), b.pacing_gain()])
+    }
+
+    #[cfg(test)] // only the unit tests read it
+    pub(super) fn bbr(&self) -> Option<&super::congestion::bbr::model::Bbr> {
+        self.cc.bbr()
+    }
+
     /// The application has `packets` more packets to send (`u64::MAX` for
     /// an infinite backlog).
     pub fn add_data(&mut self, now: Time, packets: u64) {
+        self.cc.on_app_data(&self.core);
         let total = (self.core.data_total as u64).saturating_add(packets);
         self.core.data_total = total.min(i64::MAX as u64 - 1) as i64;
         // ns-2 advanceby() calls send_much() without a burst limit.
@@ -160,10 +185,10 @@ impl TcpSender {
     /// fast retransmission excepted) and leaves when the pacer says so.
     pub fn poll_transmit(&mut self, now: Time) -> Option<TcpSegment> {
         if self.ap.is_none() {
-            let (seq, _) = self.take_next()?;
+            let (seq, _) = self.take_next(now)?;
             return Some(self.output(now, seq));
         }
-        while let Some((seq, fast_rtx)) = self.take_next() {
+        while let Some((seq, fast_rtx)) = self.take_next(now) {
             let ap = self.ap.as_mut().expect("paced");
             if fast_rtx {
                 ap.on_fast_retransmit();
@@ -181,7 +206,7 @@ impl TcpSender {
 
     /// The next packet the window (ns-2 `send_much()`) or loss recovery
     /// releases, and whether it is the fast retransmission.
-    fn take_next(&mut self) -> Option<(i64, bool)> {
+    fn take_next(&mut self, now: Time) -> Option<(i64, bool)> {
         if let Some(seq) = self.core.forced.pop_front() {
             let fast = self.core.dupack_rtx == Some(seq);
             if fast {
@@ -189,7 +214,7 @@ impl TcpSender {
             }
             return Some((seq, fast));
         }
-        if self.core.budget == Some(0) {
+        if self.core.budget == Some(0) || self.cc.pacing_deadline(&self.core, now).is_some() {
             return None;
         }
         let seq = self.core.t_seqno;
@@ -206,11 +231,20 @@ impl TcpSender {
     /// The earliest deadline at which [`TcpSender::on_timer`] (or, for a
     /// paced packet, [`TcpSender::poll_transmit`]) has work.
     pub fn next_timer(&self) -> Option<Time> {
-        let pace = self.ap.as_ref().and_then(TcpAp::next_release);
+        let pace = self.ap.as_ref().and_then(TcpAp::next_release).or_else(|| self.controller_release());
         match (self.core.rtx_deadline, pace) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// When a pacing controller holds a packet the window would send now,
+    /// the time it may leave.
+    fn controller_release(&self) -> Option<Time> {
+        let c = &self.core;
+        let until = self.cc.pacing_deadline(c, 0)?;
+        let open = c.t_seqno <= c.highest_ack + c.window() as i64 && c.has_data(c.t_seqno);
+        open.then_some(until)
     }
 
     /// TCP-AP's state, when pacing is on.
@@ -291,6 +325,7 @@ impl TcpSender {
             avg_window_traced: c.wstats_traced.mean(now),
             final_cwnd: self.cwnd(),
             pacing: self.ap.as_ref().map(TcpAp::stats),
+            bbr: self.cc.bbr_stats(now),
         }
     }
 
@@ -349,6 +384,8 @@ impl TcpSender {
     }
 }
 
+#[cfg(test)]
+mod bbr_tests;
 #[cfg(test)]
 mod ecn_tests;
 #[cfg(test)]

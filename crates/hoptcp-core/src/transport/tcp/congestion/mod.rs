@@ -30,7 +30,8 @@
 //!   need; W_max, K and the epoch stay inside the controller. A controller
 //!   with its own reduction factor reuses the shared recovery and sets
 //!   ssthresh/cwnd after it (CUBIC's beta 0.7).
-//! - Delivery-rate control (BBR): [`Controller::on_transmit`] sees every
+//! - Delivery-rate control (BBR, `bbr.rs` with its model, rate samples and
+//!   filter in `bbr/`): [`Controller::on_transmit`] sees every
 //!   segment leaving (send time, packet number), so per-packet delivery
 //!   state can be recorded at send time and a rate sample formed on the
 //!   ACK (add the sample to [`Ack`], computed by the sender from what it
@@ -41,6 +42,7 @@
 //! Every hook is called exactly where the pre-trait enum dispatch called
 //! it, so results are bit-identical to before.
 
+pub(super) mod bbr;
 mod cubic;
 mod newreno;
 mod reno;
@@ -87,6 +89,27 @@ pub(super) trait Controller: std::fmt::Debug + Send {
     /// How many window sends the ACK just processed allows (`None`: no
     /// limit; ns-2 `recv()`'s `send_much()` arguments).
     fn send_budget(&self, state: &SenderState) -> Option<u32>;
+
+    /// A pacing controller holds window sends until this time (None: not now).
+    fn pacing_deadline(&self, _state: &SenderState, _now: Time) -> Option<Time> {
+        None
+    }
+
+    /// The application offers more data (before the sender counts it).
+    fn on_app_data(&mut self, _state: &SenderState) {}
+
+    /// Seed the controller's own random draws (the flow's stream).
+    fn seed(&mut self, _seed: u64) {}
+
+    /// BBR's model, for the `bbr` series and tests (None: not BBR).
+    fn bbr(&self) -> Option<&bbr::model::Bbr> {
+        None
+    }
+
+    /// BBR's report (None: not BBR).
+    fn bbr_stats(&self, _now: Time) -> Option<bbr::BbrStats> {
+        None
+    }
 }
 
 /// The controller `cfg.variant` names.
@@ -96,5 +119,6 @@ pub(super) fn for_config(cfg: &TcpConfig) -> Box<dyn Controller> {
         Variant::Reno => Box::new(reno::Reno),
         Variant::Vegas => Box::new(vegas::Vegas::new(cfg)),
         Variant::Cubic => Box::new(cubic::Cubic::new()),
+        Variant::Bbr => Box::new(bbr::BbrController::new(cfg, bbr::model::Draws::new(&cfg.bbr_phases, 0))),
     }
 }

@@ -1,0 +1,50 @@
+"""``hoptcp ns3 ...``: checks against ns-3.37 that need ns-3 installed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+#: where the check's scenarios and results live
+VALIDATION = Path("validation") / "ns3"
+
+
+@click.group("ns3")
+def ns3() -> None:
+    """Checks against ns-3.37 (Debian: apt-get install libns3-dev)."""
+
+
+@ns3.command("bbr-check")
+@click.option("--seeds", type=click.IntRange(3, 1000), default=30, show_default=True,
+              help="Seeds of the agreement test (runs 1..N of each simulator).")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=str(VALIDATION), show_default=True,
+              help="Where bbr-wired.toml and bbr-wired-cross.toml are; bbr-results.json is written there.")
+def bbr_check(seeds: int, directory: str) -> None:
+    """BBR against ns-3.37's TcpBbr on a wired path: trajectories point by point on the
+    deterministic path, then agreement over seeds with random cross traffic."""
+    from ...errors import SpecError
+    from ...scenario import Scenario
+    from . import available
+    from .bbr_check import check
+
+    if not available():
+        raise SpecError("ns3 bbr-check: ns-3 is not installed (Debian: apt-get install libns3-dev)")
+    d = Path(directory)
+    result = check(Scenario.load(d / "bbr-wired.toml"), Scenario.load(d / "bbr-wired-cross.toml"),
+                   list(range(1, seeds + 1)))
+    out = d / "bbr-results.json"
+    out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    dev = result["trajectory"]["deviation"]
+    for m in ("btl_bw_pps", "rt_prop_s", "pacing_rate_pps", "pacing_rate_pps_same_gain"):
+        click.echo(f"{m}: largest deviation {dev[m]['rel']:.3%} at {dev[m]['at_s']} s")
+    click.echo(f"state: differs at {dev['state']['acks_differing']} of {dev['state']['acks']} ACKs; "
+               f"pacing gain at {dev['pacing_gain']['acks_differing']}")
+    for m, v in result["agreement"]["verdicts"].items():
+        click.echo(f"{m}: {v['text']}")
+    click.echo(f"wrote {out}")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(ns3)
