@@ -110,7 +110,8 @@ def build(program: str = PROGRAM) -> Path:
     src = _source_dir()
     flags = _flags()
     digest = hashlib.sha256()
-    for part in [ver, cxx, *flags, (src / "ns2_like.h").read_text(), (src / f"{program}.cc").read_text()]:
+    for part in [ver, cxx, *flags, *((src / h).read_text() for h in ("ns2_like.h", "peer_apps.h")),
+                 (src / f"{program}.cc").read_text()]:
         digest.update(part.encode() + b"\0")
     target = cache_dir() / f"{program}-ns{ver}-{digest.hexdigest()[:16]}"
     if target.exists():

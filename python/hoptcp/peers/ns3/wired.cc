@@ -21,6 +21,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/tcp-bbr.h"
 #include "ns3/traffic-control-module.h"
+#include "peer_apps.h"
 
 #include <cstdio>
 #include <fstream>
@@ -28,6 +29,7 @@
 #include <sstream>
 
 using namespace ns3;
+using namespace hoptcp_peer;
 
 namespace ns3
 {
@@ -46,22 +48,6 @@ class TcpBbrCheckGainValuesTest
 
 namespace
 {
-
-std::vector<std::string>
-Split(const std::string& text, char sep)
-{
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, sep))
-    {
-        if (!part.empty())
-        {
-            parts.push_back(part);
-        }
-    }
-    return parts;
-}
 
 // Bulk data: keeps the socket's send buffer full, a segment per write.
 class BulkTcp : public Application
@@ -99,42 +85,6 @@ class BulkTcp : public Application
     uint32_t m_segment = 1460;
     Ptr<TcpCongestionOps> m_cc;
     Ptr<TcpSocketBase> m_socket;
-};
-
-class CbrSource : public Application
-{
-  public:
-    void Setup(Address to, uint32_t bytes, double rateBps, double jitter)
-    {
-        m_to = to;
-        m_bytes = bytes;
-        m_interval = bytes * 8.0 / rateBps;
-        m_jitter = jitter;
-    }
-
-  private:
-    void StartApplication() override
-    {
-        m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
-        m_socket->Connect(m_to);
-        m_gap = CreateObject<UniformRandomVariable>();
-        Send();
-    }
-    void StopApplication() override { Simulator::Cancel(m_next); }
-    void Send()
-    {
-        m_socket->Send(Create<Packet>(m_bytes));
-        double gap = m_interval * (m_jitter > 0 ? m_gap->GetValue(1 - m_jitter, 1 + m_jitter) : 1.0);
-        m_next = Simulator::Schedule(Seconds(gap), &CbrSource::Send, this);
-    }
-
-    Address m_to;
-    uint32_t m_bytes = 0;
-    double m_interval = 1;
-    double m_jitter = 0;
-    Ptr<Socket> m_socket;
-    Ptr<UniformRandomVariable> m_gap;
-    EventId m_next;
 };
 
 // The BBR trace: one row after each ACK the sender processes.
