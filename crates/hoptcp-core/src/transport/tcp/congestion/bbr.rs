@@ -101,7 +101,7 @@ impl BbrController {
     }
 
     fn record_send(&mut self, core: &SenderState, now: Time, seq: i64) {
-        let first = self.history.back().is_none_or(|h| h.0 < seq) && seq >= core.highest_ack + 1;
+        let first = self.history.back().is_none_or(|h| h.0 < seq) && seq > core.highest_ack;
         if first {
             self.history.push_back((seq, now, false));
         } else if let Some(h) = self.history.iter_mut().find(|h| h.0 == seq) {

@@ -194,14 +194,12 @@ mod tests {
             r.on_send(t0, s, s == 1);
         }
         // Their ACKs come back one per gap; each releases one more packet.
-        let mut next = 51;
         let mut last = RateSample::default();
         for k in 1..=200i64 {
             let now = t0 + rtt + k as Time * gap;
             r.on_delivered(now, k);
             last = r.generate(1, 0, 50, Some(rtt));
-            r.on_send(now, next, false);
-            next += 1;
+            r.on_send(now, 50 + k, false);
         }
         let expect = 500.0 * 50.0 / 51.0;
         assert!((last.delivery_rate - expect).abs() < 1e-6, "{}", last.delivery_rate);

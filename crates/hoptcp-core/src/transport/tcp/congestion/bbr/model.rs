@@ -834,7 +834,7 @@ mod tests {
         assert_eq!(st, BbrState::ProbeBw);
         // ns-3's sampler reads W/(W+1) of the bottleneck rate, W ~ 50..60.
         assert!(bw > 975.0 && bw <= 1000.0, "BtlBw {bw}");
-        assert!(rtprop >= 50 * MS && rtprop < 52 * MS, "RTprop {rtprop}");
+        assert!((50 * MS..52 * MS).contains(&rtprop), "RTprop {rtprop}");
         // Startup left within the first second (about log2(50) rounds);
         // Drain too.
         let first_drain = tr.iter().find(|r| r.1 == BbrState::Drain).unwrap().0;
@@ -856,7 +856,7 @@ mod tests {
         let (t_in, t_out) = (pr[0].0, pr.iter().take_while(|r| r.0 < pr[0].0 + NS_PER_S).last().unwrap().0);
         assert!(t_in > 10 * NS_PER_S && t_in < 13 * NS_PER_S, "entered at {t_in}");
         let dur = t_out - t_in;
-        assert!(dur >= 200 * MS && dur < 320 * MS, "ProbeRTT lasted {dur}");
+        assert!((200 * MS..320 * MS).contains(&dur), "ProbeRTT lasted {dur}");
         assert!(pr.iter().all(|r| r.5 <= 4.0));
     }
 }
