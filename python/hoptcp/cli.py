@@ -1267,7 +1267,7 @@ from .ns2.cli import register as _register_ns2  # noqa: E402  (hoptcp ns2 ..., h
 
 _register_ns2(cli)
 
-from .peers.ns3.cli import register as _register_ns3  # noqa: E402  (hoptcp ns3 ...)
+from .ns3_cli import register as _register_ns3  # noqa: E402  (hoptcp ns3 ...)
 
 _register_ns3(cli)
 

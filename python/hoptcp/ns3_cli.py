@@ -1,4 +1,7 @@
-"""``hoptcp ns3 ...``: checks against ns-3.37 that need ns-3 installed."""
+"""``hoptcp ns3 ...``: checks against ns-3.37 that need ns-3 installed.
+
+Kept outside :mod:`hoptcp.peers` so that registering the command loads nothing of the peers
+(``hoptcp --help`` and ``hoptcp run`` stay light: tests/python/test_start.py)."""
 
 from __future__ import annotations
 
@@ -24,10 +27,10 @@ def ns3() -> None:
 def bbr_check(seeds: int, directory: str) -> None:
     """BBR against ns-3.37's TcpBbr on a wired path: trajectories point by point on the
     deterministic path, then agreement over seeds with random cross traffic."""
-    from ...errors import SpecError
-    from ...scenario import Scenario
-    from . import available
-    from .bbr_check import check
+    from .errors import SpecError
+    from .peers.ns3 import available
+    from .peers.ns3.bbr_check import check
+    from .scenario import Scenario
 
     if not available():
         raise SpecError("ns3 bbr-check: ns-3 is not installed (Debian: apt-get install libns3-dev)")
