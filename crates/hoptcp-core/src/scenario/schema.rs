@@ -5,9 +5,9 @@
 
 use super::keys as k;
 pub use super::wstar::MaxWindow;
-use crate::gateway::tcp_gap::AgingRule;
 use crate::engine::time::from_secs;
 use crate::engine::Time;
+use crate::gateway::tcp_gap::AgingRule;
 use crate::mac::{FrameFormat, PacingExtra, PacingTrigger, PacingWait, SlotCount, Standard};
 use crate::net::ldm::{LdmEstimate, LdmParams};
 use crate::net::MarkAction;

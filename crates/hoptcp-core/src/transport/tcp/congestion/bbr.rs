@@ -84,7 +84,6 @@ impl BbrController {
         }
     }
 
-
     /// Packets sent beyond the cumulative ACK (up to the go-back point).
     fn flight(core: &SenderState) -> u32 {
         (core.t_seqno - 1 - core.highest_ack).max(0) as u32

@@ -435,6 +435,16 @@ mod tests {
         assert_eq!(s.ssthresh, 2.0, "never below two packets");
     }
 
+    /// A sender in its first slow start at cwnd 16, nothing acknowledged, and a fresh HyStart++.
+    fn slow_start_at_16() -> (SenderState, HyStart) {
+        let cfg = TcpConfig { max_window: 10_000, initial_ssthresh: 10_000, ..TcpConfig::default() };
+        let mut s = SenderState::new(&cfg);
+        s.cwnd = 16.0;
+        s.highest_ack = 0;
+        s.maxseq = 16;
+        (s, HyStart::new())
+    }
+
     /// HyStart++ driven by hand-made rounds: `per_round` ACKs, each with `rtt`.
     fn round(s: &mut SenderState, h: &mut HyStart, per_round: i64, rtt: Time) {
         let start = s.highest_ack;
@@ -449,12 +459,7 @@ mod tests {
 
     #[test]
     fn hystart_rounds_css_and_exit() {
-        let cfg = TcpConfig { max_window: 10_000, initial_ssthresh: 10_000, ..TcpConfig::default() };
-        let mut s = SenderState::new(&cfg);
-        s.cwnd = 16.0;
-        s.highest_ack = 0;
-        s.maxseq = 16;
-        let mut h = HyStart::new();
+        let (mut s, mut h) = slow_start_at_16();
         // Steady RTT: slow start goes on (one packet per ACK).
         round(&mut s, &mut h, 16, 100 * MS);
         round(&mut s, &mut h, 32, 100 * MS);
@@ -489,12 +494,7 @@ mod tests {
     #[test]
     fn hystart_clamps_the_threshold() {
         // A 10 ms path: RttThresh = max(10/8, 4) = 4 ms; a 3 ms rise stays in slow start.
-        let cfg = TcpConfig { max_window: 10_000, initial_ssthresh: 10_000, ..TcpConfig::default() };
-        let mut s = SenderState::new(&cfg);
-        s.cwnd = 16.0;
-        s.highest_ack = 0;
-        s.maxseq = 16;
-        let mut h = HyStart::new();
+        let (mut s, mut h) = slow_start_at_16();
         round(&mut s, &mut h, 16, 10 * MS);
         round(&mut s, &mut h, 32, 13 * MS);
         assert_eq!(h.phase, Phase::SlowStart);

@@ -7,7 +7,13 @@ use super::TcpSender;
 use crate::engine::{Time, NS_PER_S};
 
 fn cfg() -> TcpConfig {
-    TcpConfig { variant: Variant::Bbr, initial_window: 10, max_window: 10_000, bbr_phases: vec![0], ..TcpConfig::default() }
+    TcpConfig {
+        variant: Variant::Bbr,
+        initial_window: 10,
+        max_window: 10_000,
+        bbr_phases: vec![0],
+        ..TcpConfig::default()
+    }
 }
 
 /// Setup segment at 1 s, its ACK 40 ms later: the first 10 data packets leave at once.

@@ -163,7 +163,9 @@ impl DeliveryRate {
         }
         let d = self.rs.delivered as u64;
         // Keep the last non-app-limited rate, or the highest app-limited one.
-        if !self.rs.is_app_limited || d as u128 * self.rate_interval as u128 >= self.rate_delivered as u128 * self.rs.interval as u128 {
+        if !self.rs.is_app_limited
+            || d as u128 * self.rate_interval as u128 >= self.rate_delivered as u128 * self.rs.interval as u128
+        {
             self.rate_delivered = d;
             self.rate_interval = self.rs.interval;
             self.rs.delivery_rate = d as f64 / (self.rs.interval as f64 * 1e-9);

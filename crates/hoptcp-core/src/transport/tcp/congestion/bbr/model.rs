@@ -604,8 +604,8 @@ impl SmoothedRtt {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::delivery_rate::DeliveryRate;
+    use super::*;
     use std::collections::VecDeque;
 
     const MS: Time = NS_PER_MS;
@@ -615,7 +615,14 @@ mod tests {
     }
 
     fn rs(rate: f64, prior_delivered: u64, acked: u32) -> RateSample {
-        RateSample { delivery_rate: rate, prior_delivered, delivered: 10, interval: 100 * MS, acked, ..Default::default() }
+        RateSample {
+            delivery_rate: rate,
+            prior_delivered,
+            delivered: 10,
+            interval: 100 * MS,
+            acked,
+            ..Default::default()
+        }
     }
 
     fn input(now: Time, rs: RateSample, delivered: u64, in_flight: u32, rtt: Time) -> AckInput {
@@ -817,7 +824,15 @@ mod tests {
                 highest_ack = seq;
                 let rs = dr.generate(1, 0, prior_in_flight, Some(srtt.min()));
                 let in_flight = (next_seq - 1 - highest_ack) as u32;
-                let a = AckInput { now, rs, delivered: dr.delivered, in_flight, last_rtt: srtt.last(), min_rtt: srtt.min(), in_recovery: false };
+                let a = AckInput {
+                    now,
+                    rs,
+                    delivered: dr.delivered,
+                    in_flight,
+                    last_rtt: srtt.last(),
+                    min_rtt: srtt.min(),
+                    in_recovery: false,
+                };
                 bbr.on_ack(&a, &mut cwnd);
                 out.push((now, bbr.state(), bbr.btl_bw(), bbr.rt_prop(), bbr.pacing_rate(), cwnd));
             }

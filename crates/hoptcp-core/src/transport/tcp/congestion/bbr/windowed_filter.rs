@@ -51,7 +51,10 @@ impl WindowedMax {
     pub fn update(&mut self, value: f64, time: u64) {
         let new = Sample { value, time };
         // A new maximum, an empty filter, or nothing in the window any more.
-        if self.s[0].value == self.placeholder || value >= self.s[0].value || time.saturating_sub(self.s[2].time) > self.window {
+        if self.s[0].value == self.placeholder
+            || value >= self.s[0].value
+            || time.saturating_sub(self.s[2].time) > self.window
+        {
             self.reset(value, time);
             return;
         }
