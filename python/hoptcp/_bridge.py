@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .errors import CoreUnavailableError, ScenarioError, SpecError
 
 __all__ = ["CONTRACT", "CoreUnavailableError", "available", "core", "model", "plan_json", "resolve_json",
-           "resolve_toml", "run_json", "scenario_keys", "set_core", "use_core", "version"]
+           "resolve_toml", "run_json", "scenario_keys", "scenario_schema", "set_core", "use_core", "version"]
 
 Overrides = Sequence[tuple[str, str]]
 
@@ -186,6 +186,11 @@ def scenario_keys() -> dict[str, Any]:
     import json
 
     return dict(json.loads(_needs("scenario_keys").scenario_keys()))
+
+
+def scenario_schema() -> str:
+    """The scenario file's JSON Schema (draft-07) as the core writes it from its declarations."""
+    return str(_needs("scenario_schema").scenario_schema())
 
 
 def _needs(name: str) -> Any:

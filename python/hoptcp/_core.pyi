@@ -41,3 +41,6 @@ def resolve_toml(scenario_toml: str, overrides: Sequence[tuple[str, str]]) -> st
 
 def scenario_keys() -> str:
     """Every declared scenario key and table as JSON: {"tables": [[name, doc], ...], "keys": [...]}."""
+
+def scenario_schema() -> str:
+    """The scenario file's JSON Schema (draft-07), written from the same declarations."""

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import click
 
@@ -520,18 +520,42 @@ def _show_positions(sc: Any, seed: int | None, as_json: bool) -> None:
         click.echo(f"# flow {f['id']}: {f['src']} -> {f['dst']}, path {path}")
 
 
+def _generated_options(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`-o FILE` and `--check` of a command that writes a generated document."""
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn = click.option("--check", is_flag=True,
+                          help="With -o: write nothing; fail if FILE differs from what would be written.")(fn)
+        return click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                            help=f"Write the {what} to FILE (default: print it).")(fn)
+    return wrap
+
+
 @scenario_group.command("reference")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Write the reference to FILE (default: print it).")
-@click.option("--check", is_flag=True,
-              help="With -o: write nothing; fail if FILE differs from what would be written.")
+@_generated_options("reference")
 def scenario_reference(output: str | None, check: bool) -> None:
     """The reference of every scenario key (type, default, allowed, unit, meaning),
     generated from the core's declarations (docs/scenario-reference.md)."""
-    from . import _bridge
     from .scenario_reference import COMMAND, reference_markdown
 
-    text = reference_markdown()
+    _generated(reference_markdown(), output, check, COMMAND, "reference")
+
+
+@scenario_group.command("schema")
+@_generated_options("schema")
+def scenario_schema(output: str | None, check: bool) -> None:
+    """The scenario file's JSON Schema (draft-07) from the core's declarations, for editors:
+    a TOML file starting `#:schema ./scenario.schema.json` gets completion and its misspelt keys
+    flagged (taplo, VS Code's Even Better TOML). A subset of hoptcp's validation: rules between
+    keys stay with `hoptcp scenario show` and `hoptcp run` (docs/scenario-reference.md)."""
+    from .scenario_reference import SCHEMA_COMMAND, schema_json
+
+    _generated(schema_json(), output, check, SCHEMA_COMMAND, "schema")
+
+
+def _generated(text: str, output: str | None, check: bool, command: str, what: str) -> None:
+    """Print `text`, write it to `output`, or (--check) fail if `output` differs from it."""
+    from . import _bridge
+
     if output is None:
         if check:
             raise SpecError("--check compares with a file: give it with -o FILE")
@@ -542,9 +566,9 @@ def scenario_reference(output: str | None, check: bool) -> None:
         current = path.read_text(encoding="utf-8") if path.is_file() else None
         if current != text:
             state = "is missing" if current is None else "is out of date"
-            raise SpecError(f"{output} {state}: regenerate it with `{COMMAND}`")
+            raise SpecError(f"{output} {state}: regenerate it with `{command}`")
         return
-    _bridge.check_output_file(output, "reference")
+    _bridge.check_output_file(output, what)
     path.write_text(text, encoding="utf-8")
 
 

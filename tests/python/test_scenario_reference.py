@@ -1,5 +1,5 @@
 """`hoptcp scenario show` and docs/scenario-reference.md, both generated from the core's
-declaration of every scenario key (crates/hoptcp-core/src/scenario/keys.rs). That the
+declaration of every scenario key (on its field, crates/hoptcp-core/src/scenario/schema.rs). That the
 declarations match what the parser accepts is checked in crates/hoptcp-core/src/scenario/keys_tests.rs."""
 
 import json

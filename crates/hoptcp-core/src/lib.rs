@@ -84,7 +84,7 @@ impl LoadedScenario {
     }
 }
 
-/// The scenario's keys as declared once in the core (`scenario/keys.rs`),
+/// The scenario's keys as declared once in the core (on their fields, `scenario/schema.rs`),
 /// read-only, for the scenario reference.
 pub mod keys {
     pub use crate::scenario::keys::{DeclText, TABLES};
@@ -93,6 +93,12 @@ pub mod keys {
     /// values, unit, meaning), in declaration order.
     pub fn declarations() -> Vec<DeclText> {
         crate::scenario::keys::declarations().iter().map(crate::scenario::keys::Decl::text).collect()
+    }
+
+    /// The scenario file's JSON Schema (draft-07) from the same declarations:
+    /// a subset of validation (rules between keys are hoptcp's own).
+    pub fn json_schema() -> serde_json::Value {
+        crate::scenario::json_schema::json_schema()
     }
 }
 

@@ -55,12 +55,18 @@ fn resolve_toml(py: Python<'_>, scenario_toml: &str, overrides: Vec<(String, Str
     sc.resolved_toml().map_err(|e| PyValueError::new_err(format!("the resolved scenario has no TOML form: {e}")))
 }
 
-/// Every scenario key as declared in the core (`scenario/keys.rs`), and the
+/// Every scenario key as declared in the core (on its field, `scenario/schema.rs`), and the
 /// tables they sit in, as JSON: `{"tables": [[name, doc], ...], "keys": [...]}`.
 #[pyfunction]
 fn scenario_keys() -> String {
     use hoptcp_core::keys;
     serde_json::json!({ "tables": keys::TABLES, "keys": keys::declarations() }).to_string()
+}
+
+/// The scenario file's JSON Schema (draft-07), from the same declarations.
+#[pyfunction]
+fn scenario_schema() -> String {
+    serde_json::to_string_pretty(&hoptcp_core::keys::json_schema()).expect("json")
 }
 
 /// The network a run would build, as JSON: resolved scenario, node
@@ -156,6 +162,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_toml, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(model, m)?)?;
     Ok(())
 }

@@ -157,8 +157,9 @@ pub const DEFAULT_FLOW_TIMEOUT_S: f64 = 120.0;
 
 /// How a throttle cap ages each period (Fig. 7, line 55: "perform aging by
 /// increasing rate of flow i to R(i) + 1.1 * deviation(i)").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum AgingRule {
     /// As written: cap (packets/s) += aging × G(i)/Gavg.
     Additive,

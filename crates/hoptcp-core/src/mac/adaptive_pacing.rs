@@ -33,8 +33,9 @@ use crate::engine::Time;
 use crate::wire::{Frame, BROADCAST};
 
 /// When the pacing switch is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum PacingTrigger {
     /// Tech report reading: avg_retry < min_th.
     #[default]
@@ -62,8 +63,9 @@ impl PacingTrigger {
 }
 
 /// How the extra wait elapses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum PacingWait {
     /// Added to the post-transmission backoff counter: it counts down only
     /// while the medium is idle.
@@ -82,8 +84,9 @@ impl PacingWait {
 }
 
 /// How long the extra wait is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum PacingExtra {
     /// The whole frame exchange of the packet just sent.
     #[default]

@@ -6,8 +6,9 @@ use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
 /// How a pause counts the slots that elapsed (`mac.backoff_slots`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum SlotCount {
     /// Exactly, on the integer clock.
     #[default]

@@ -7,8 +7,9 @@
 
 use crate::engine::{Time, NS_PER_US};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Standard {
     /// DSSS/HR-DSSS (802.11 / 802.11b) as ns-2 times it: long PLCP
     /// preamble and header (192 µs at 1 Mb/s), then the MPDU at the rate,

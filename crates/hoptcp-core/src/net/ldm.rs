@@ -31,8 +31,9 @@
 use crate::engine::{RngStream, Time};
 
 /// Where the hop and flow counts come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum LdmEstimate {
     /// From the TTLs and the bit vector, as §III-B and §III-C describe.
     #[default]

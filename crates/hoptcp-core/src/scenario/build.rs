@@ -3,12 +3,11 @@
 //! (node ids in range, connectivity, explicit routes) live here.
 
 use super::error::ScenarioError;
-use super::keys as k;
 use super::resolved::{
     BatchStop, Flow, Given, Inherit, Ldm, LdmTarget, Limit, Mac, Resolved, Route, Routing, Stats, Tcp, Topology,
     Traffic,
 };
-use super::schema::{LinkRedSpec, TcpVariantSpec, TransportKind};
+use super::schema::{FlowSpec, LinkRedSpec, TcpVariantSpec, TransportKind};
 use super::wstar;
 use crate::app::http::HttpParams;
 use crate::app::Source;
@@ -106,7 +105,7 @@ impl Plan {
             .map(|(f, tcp)| {
                 let (rate_bps, packet_bytes, jitter) = match f.source {
                     Source::Cbr { rate_bps, packet_bytes, jitter } => (rate_bps, packet_bytes, jitter),
-                    _ => (0.0, 0, k::FLOW_JITTER.num()),
+                    _ => (0.0, 0, FlowSpec::JITTER.num()),
                 };
                 serde_json::json!({
                     "id": f.id,

@@ -1,255 +1,203 @@
-//! The declarations in `keys.rs` against the parser itself: the set
-//! of keys serde accepts (read from the derived `Deserialize` impls by a
-//! probing deserializer, not written by hand) must equal the declared set,
-//! enum keys must declare exactly the names serde accepts, and each declared
-//! default must be what resolution fills in.
+//! The declarations (`#[derive(Keys)]` on the schema's fields) against the
+//! parser and the resolver: serde's own errors list exactly the declared keys
+//! of each table and the declared names of each enum-valued key (what the
+//! derive cannot know: serde's and strum's names of a variant agree), each
+//! declared default is what resolution fills in, and every numeric key's
+//! declared range is the one validation enforces.
 
-use super::keys::{declarations, Allowed, Def};
-use super::{parse, Scenario};
-use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
-use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
+use super::keys::{declarations, Allowed, Decl, Def};
+use super::parse;
+use std::collections::BTreeSet;
 
-/// What a type asked the deserializer for at the end of a probed path.
-#[derive(Clone, Debug)]
-enum Found {
-    Struct(Vec<&'static str>),
-    Enum(Vec<&'static str>),
-    Seq,
-    Leaf,
+/// `key` as a path into FULL: list entries at index 0.
+fn concrete(key: &str) -> String {
+    key.replace("[]", ".0")
 }
 
-/// The probe's way of stopping a deserialization once it has looked.
-#[derive(Debug)]
-struct Stop(String);
-
-impl fmt::Display for Stop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-impl std::error::Error for Stop {}
-impl de::Error for Stop {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        Stop(msg.to_string())
-    }
-}
-
-/// A deserializer that walks `path` (struct fields by name, `[]` into a
-/// list) and records what is asked for at its end.
-struct Probe<'a> {
-    path: &'a [String],
-    found: &'a RefCell<Option<Found>>,
-}
-
-impl<'a> Probe<'a> {
-    fn record(self, f: Found) -> Stop {
-        *self.found.borrow_mut() = Some(f);
-        Stop("probed".into())
-    }
-    fn next(&self) -> Probe<'a> {
-        Probe { path: &self.path[1..], found: self.found }
-    }
-}
-
-struct OneField<'a> {
-    key: Option<String>,
-    value: Probe<'a>,
-}
-
-impl<'de> MapAccess<'de> for OneField<'_> {
-    type Error = Stop;
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Stop> {
-        match self.key.take() {
-            Some(k) => seed.deserialize(k.into_deserializer()).map(Some),
-            None => Ok(None),
-        }
-    }
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Stop> {
-        seed.deserialize(Probe { path: self.value.path, found: self.value.found })
-    }
-}
-
-struct OneEntry<'a>(Option<Probe<'a>>);
-
-impl<'de> SeqAccess<'de> for OneEntry<'_> {
-    type Error = Stop;
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Stop> {
-        match self.0.take() {
-            Some(p) => seed.deserialize(p).map(Some),
-            None => Ok(None),
-        }
-    }
-}
-
-impl<'de> Deserializer<'de> for Probe<'_> {
-    type Error = Stop;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _v: V) -> Result<V::Value, Stop> {
-        if self.path.is_empty() {
-            Err(self.record(Found::Leaf))
-        } else {
-            Err(Stop(format!("a plain value has no key {:?}", self.path)))
-        }
-    }
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        fields: &'static [&'static str],
-        v: V,
-    ) -> Result<V::Value, Stop> {
-        if self.path.is_empty() {
-            return Err(self.record(Found::Struct(fields.to_vec())));
-        }
-        let key = Some(self.path[0].clone());
-        v.visit_map(OneField { key, value: self.next() })
-    }
-    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Stop> {
-        v.visit_some(self)
-    }
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value, Stop> {
-        v.visit_newtype_struct(self)
-    }
-    fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Stop> {
-        match self.path.first().map(String::as_str) {
-            None => Err(self.record(Found::Seq)),
-            Some("[]") => v.visit_seq(OneEntry(Some(self.next()))),
-            Some(_) => Err(Stop(format!("a list has no key {:?}", self.path))),
-        }
-    }
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        variants: &'static [&'static str],
-        _v: V,
-    ) -> Result<V::Value, Stop> {
-        Err(self.record(Found::Enum(variants.to_vec())))
-    }
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct tuple tuple_struct map identifier ignored_any
-    }
-}
-
-fn probe(path: &[String]) -> Found {
-    let found = RefCell::new(None);
-    let _ = Scenario::deserialize(Probe { path, found: &found });
-    found.into_inner().unwrap_or_else(|| panic!("probing {path:?} recorded nothing"))
-}
-
-fn key_of(path: &[String]) -> String {
-    path.join(".").replace(".[]", "[]")
-}
-
-/// Every leaf key the parser accepts, and the names each enum-valued key takes.
-fn accepted() -> (BTreeSet<String>, BTreeMap<String, Vec<&'static str>>) {
-    fn walk(path: Vec<String>, keys: &mut BTreeSet<String>, enums: &mut BTreeMap<String, Vec<&'static str>>) {
-        let with = |p: &[String], s: &str| p.iter().cloned().chain([s.to_string()]).collect::<Vec<_>>();
-        match probe(&path) {
-            Found::Struct(fields) => {
-                for f in fields {
-                    walk(with(&path, f), keys, enums);
-                }
-            }
-            Found::Seq => match probe(&with(&path, "[]")) {
-                Found::Struct(_) => walk(with(&path, "[]"), keys, enums),
-                Found::Enum(v) => {
-                    enums.insert(key_of(&path), v);
-                    keys.insert(key_of(&path));
-                }
-                _ => {
-                    keys.insert(key_of(&path));
-                }
-            },
-            Found::Enum(v) => {
-                enums.insert(key_of(&path), v);
-                keys.insert(key_of(&path));
-            }
-            Found::Leaf => {
-                keys.insert(key_of(&path));
-            }
-        }
-    }
-    let (mut keys, mut enums) = (BTreeSet::new(), BTreeMap::new());
-    walk(Vec::new(), &mut keys, &mut enums);
-    (keys, enums)
+fn error_at(base: &str, key: &str, value: &str) -> Option<super::ScenarioError> {
+    parse(base, &[(key.to_string(), value.to_string())]).err()
 }
 
 #[test]
-fn the_probe_reads_the_parser() {
-    // A known shape: enough to trust the walk below.
-    let (keys, enums) = accepted();
-    for k in ["duration_s", "topology.rows", "flows[].src", "wired.links[].queue_limit", "ip.ldm.initial_ttls"] {
-        assert!(keys.contains(k), "{k} not found among {} keys", keys.len());
+fn each_tables_unknown_key_error_lists_exactly_its_declared_keys() {
+    let decls = declarations();
+    let tables: BTreeSet<&str> = decls.iter().map(|d| d.key.rsplit_once('.').map_or("", |(t, _)| t)).collect();
+    for table in tables {
+        let probe = if table.is_empty() { "nosuch".to_string() } else { format!("{}.nosuch", concrete(table)) };
+        let e = error_at(FULL_LINKS, &probe, "1").expect("an unknown key is refused");
+        let listed = e.message.rsplit_once("allowed keys here: ").map(|(_, l)| l).unwrap_or_else(|| panic!("{e:?}"));
+        let listed: BTreeSet<&str> = listed.split(", ").collect();
+        let prefix = if table.is_empty() { String::new() } else { format!("{table}.") };
+        let mut declared: BTreeSet<&str> = decls
+            .iter()
+            .filter_map(|d| d.key.strip_prefix(prefix.as_str()))
+            .map(|rest| rest.split(['.', '[']).next().unwrap_or(rest))
+            .collect();
+        // Sub-tables are keys of their table too.
+        declared.extend(
+            decls
+                .iter()
+                .filter_map(|d| d.key.strip_prefix(prefix.as_str()))
+                .filter_map(|rest| rest.split_once(['.', '[']).map(|(t, _)| t)),
+        );
+        assert_eq!(listed, declared, "[{table}]: serde accepts {listed:?}, declared {declared:?}");
     }
-    assert!(!keys.contains("flows") && !keys.contains("mac.link_red"), "tables are not keys");
-    assert_eq!(enums["radio.standard"], ["dsss", "ofdm", "erp", "ns2_g"]);
-}
-
-#[test]
-fn every_key_the_parser_accepts_is_declared_and_no_other() {
-    let (accepted, _) = accepted();
-    let declared: BTreeSet<String> = declarations().iter().map(|d| d.key.to_string()).collect();
-    let undeclared: Vec<_> = accepted.difference(&declared).collect();
-    let unknown: Vec<_> = declared.difference(&accepted).collect();
-    assert!(undeclared.is_empty(), "accepted by the parser but not declared in scenario/keys.rs: {undeclared:?}");
-    assert!(unknown.is_empty(), "declared in scenario/keys.rs but not accepted by the parser: {unknown:?}");
 }
 
 #[test]
 fn enum_keys_declare_exactly_the_names_serde_accepts() {
-    let (_, enums) = accepted();
+    let mut checked = 0;
     for d in declarations() {
-        match (enums.get(d.key), d.allowed) {
-            (Some(names), Allowed::Words(words)) => {
-                let a: BTreeSet<_> = names.iter().collect();
-                let b: BTreeSet<_> = words.iter().collect();
-                assert_eq!(a, b, "{}: serde accepts {names:?}, declared {words:?}", d.key);
+        let Allowed::Words(words) = d.allowed else { continue };
+        if d.ty == "bool" {
+            continue;
+        }
+        let value = if d.ty.starts_with("list") { "[\"nosuch\"]" } else { "\"nosuch\"" };
+        let e = error_at(FULL_LINKS, &concrete(d.key), value).expect("an unknown name is refused");
+        let listed = e.message.rsplit_once("allowed values: ").map(|(_, l)| l).unwrap_or_else(|| panic!("{e:?}"));
+        let listed: BTreeSet<&str> = listed.split(", ").collect();
+        let declared: BTreeSet<&str> = words.iter().copied().collect();
+        assert_eq!(listed, declared, "{}", d.key);
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} enum keys");
+}
+
+/// Base scenarios where `key` is read: its topology kind's, FULL otherwise
+/// (grids of one row and of one column, as rows × cols is bounded too).
+fn bases_for(key: &str) -> Vec<String> {
+    let grid = |rows: u32, cols: u32| GRID.replace("rows = 2\ncols = 2", &format!("rows = {rows}\ncols = {cols}"));
+    match key {
+        "topology.rows" | "topology.cols" => vec![grid(2, 2), grid(1, 2), grid(2, 1)],
+        "topology.chains" | "topology.chain_gap_m" => vec![PARALLEL.into()],
+        "topology.leaves" | "topology.radius_m" => vec![STAR.into()],
+        "topology.nodes" | "topology.width_m" | "topology.height_m" => vec![RANDOM.into()],
+        // Keys bounded by another key too, or read only by one kind of flow.
+        "mac.cw_max" => vec![FULL_LINKS.replace("[mac.link_red]", "[mac]\ncw_min = 1\n[mac.link_red]")],
+        k if k.starts_with("routing.aodv.") => {
+            vec![FULL_LINKS
+                .replace("\"aodv\"\n", "\"aodv\"\n[routing.aodv]\nttl_start = 1\nlink_detection = \"hello\"\n")]
+        }
+        "flows[].rate_bps" | "flows[].packet_bytes" | "flows[].jitter" => {
+            vec![FULL_LINKS.replacen("transport = \"tcp\"\napp = \"http\"", "transport = \"udp\"\nrate_bps = 1e5", 1)]
+        }
+        "random_flows.mean_page_bytes" | "random_flows.page_shape" | "random_flows.mean_think_s" => {
+            vec![FULL_LINKS.replace(
+                "count = 1\ntransport = \"udp\"\nrate_bps = 10000\n",
+                "count = 1\ntransport = \"tcp\"\napp = \"http\"\n",
+            )]
+        }
+        _ => vec![FULL_LINKS.into()],
+    }
+}
+
+/// Values just inside and just outside each end of a declared range, as TOML.
+fn edges(d: &Decl) -> Vec<(String, String)> {
+    let num = |v: f64| super::keys::num_text(v);
+    match d.allowed {
+        Allowed::Ints(lo, hi) => {
+            // Below 0 and above u32::MAX are outside too (serde refuses them at the key).
+            vec![(lo.to_string(), (lo as i64 - 1).to_string()), (hi.to_string(), (hi + 1).to_string())]
+        }
+        Allowed::Num(r) => {
+            let step = |v: f64| v.abs().max(1.0) * 1e-9;
+            let mut out = Vec::new();
+            if r.lo.is_finite() {
+                let inside = if r.lo_open { r.lo + step(r.lo) } else { r.lo };
+                let outside = if r.lo_open { r.lo } else { r.lo - step(r.lo) };
+                out.push((num(inside), num(outside)));
             }
-            (Some(names), _) => panic!("{}: an enum of {names:?} declared without its names", d.key),
-            (None, _) => {}
+            if r.hi.is_finite() {
+                let inside = if r.hi_open { r.hi - step(r.hi) } else { r.hi };
+                let outside = if r.hi_open { r.hi } else { r.hi + step(r.hi) };
+                out.push((num(inside), num(outside)));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Must show (issue #40): for every numeric key, a value just outside its
+/// declared range is refused with an error naming the key, and one just
+/// inside is not refused at that key (unless the range is also stated with
+/// another key: `radio.cs_range_m` >= `tx_range_m`); its default is accepted.
+#[test]
+fn every_numeric_key_refuses_just_outside_its_declared_range_and_accepts_inside() {
+    let mut keys = 0;
+    for d in declarations() {
+        let pairs = edges(&d);
+        if pairs.is_empty() {
+            continue;
+        }
+        keys += 1;
+        let key = concrete(d.key);
+        let bases = bases_for(d.key);
+        for (inside, outside) in pairs {
+            for base in &bases {
+                let e = error_at(base, &key, &outside)
+                    .unwrap_or_else(|| panic!("{key} = {outside} is outside {} and was accepted", d.range_text()));
+                assert_eq!(e.key, key, "{key} = {outside}: the error names another key: {}", e.message);
+                assert!(e.message.contains(&key), "{}", e.message);
+            }
+            // A range stated with another key ("cs_range_m >= tx_range_m") may
+            // refuse a value just inside its fixed bound; its default is checked below.
+            if matches!(d.allowed, Allowed::Num(r) if !r.text.is_empty()) {
+                continue;
+            }
+            if NOT_TRIED_INSIDE.iter().any(|(k, v, _)| *k == key && *v == inside) {
+                continue;
+            }
+            let refused: Vec<_> =
+                bases.iter().filter_map(|b| error_at(b, &key, &inside)).filter(|e| e.key == key).collect();
+            assert!(
+                refused.len() < bases.len(),
+                "{key} = {inside} is inside {} and was refused: {}",
+                d.range_text(),
+                refused[0].message
+            );
+        }
+        let default = match d.default {
+            Def::Int(v) => v.to_string(),
+            Def::Num(v) => super::keys::num_text(v),
+            _ => continue,
+        };
+        if let Some(e) = error_at(&bases[0], &key, &default) {
+            panic!("{key} = {default} (its default) was refused: {}", e.message);
+        }
+    }
+    eprintln!("{keys} numeric keys checked at both ends of their declared range");
+    // 105 integer and number keys with a fixed range at issue #40.
+    assert!(keys >= 105, "only {keys} numeric keys have a machine-readable range");
+}
+
+#[test]
+fn enum_and_flag_defaults_are_values_of_their_allowed_list() {
+    for d in declarations() {
+        if let (Def::Word(w), Allowed::Words(list)) = (d.default, d.allowed) {
+            assert!(list.contains(&w), "{}: default {w} not in {list:?}", d.key);
+        }
+        if let (Def::Bool(_), ty) = (d.default, d.ty) {
+            assert_eq!(ty, "bool", "{}", d.key);
         }
     }
 }
 
+/// Values inside a range the test does not run, and why.
+const NOT_TRIED_INSIDE: &[(&str, &str, &str)] =
+    &[("wired.nodes", "100000", "the wired domain's all-pairs route table (wired::WiredNet) would take 40 GB")];
+
+const GRID: &str = "duration_s = 20\n[topology]\nkind = \"grid\"\nrows = 2\ncols = 2\n[[flows]]\nsrc = 0\ndst = 3\ntransport = \"tcp\"\n";
+const PARALLEL: &str = "duration_s = 20\n[topology]\nkind = \"parallel_chains\"\nchains = 2\nhops = 2\n[[flows]]\nsrc = 0\ndst = 2\ntransport = \"tcp\"\n";
+const STAR: &str =
+    "duration_s = 20\n[topology]\nkind = \"star\"\nleaves = 3\n[[flows]]\nsrc = 1\ndst = 2\ntransport = \"tcp\"\n";
+const RANDOM: &str = "duration_s = 20\n[topology]\nkind = \"random\"\nnodes = 5\nwidth_m = 300\nheight_m = 300\n[[flows]]\nsrc = 0\ndst = 4\ntransport = \"tcp\"\n";
+
+/// FULL with its wired link written out (the default one), so `[[wired.links]]` keys have an entry.
+const FULL_LINKS: &str = concat!(include_str!("keys_tests_full.toml"), "[[wired.links]]\na = 4\nb = 5\n");
+
 /// Every optional table switched on, so resolution fills all of them.
-const FULL: &str = r#"
-duration_s = 20
-[topology]
-kind = "chain"
-hops = 4
-[mac.link_red]
-enabled = true
-[mac.adaptive_pacing]
-enabled = true
-[ip.ldm]
-enabled = true
-[routing]
-protocol = "aodv"
-[tcp]
-variant = "tcp_ap"
-[[flows]]
-src = 0
-dst = 4
-transport = "tcp"
-app = "http"
-[[flows]]
-src = 0
-dst = 3
-transport = "udp"
-rate_bps = 100000
-[random_flows]
-count = 1
-transport = "udp"
-rate_bps = 10000
-[stats]
-batch_packets = 10
-batches = 3
-[wired]
-[wired.tcp_gap]
-"#;
+const FULL: &str = include_str!("keys_tests_full.toml");
 
 /// Keys FULL sets to something other than their default.
 const SET_IN_FULL: &[&str] = &[

@@ -9,6 +9,7 @@
 
 pub(crate) mod build;
 pub(crate) mod error;
+pub(crate) mod json_schema;
 pub(crate) mod keys;
 pub(crate) mod overrides;
 pub(crate) mod resolved;

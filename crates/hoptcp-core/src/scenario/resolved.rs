@@ -9,10 +9,9 @@
 //! stay left out, keys in the file's order (for `scenario show`'s TOML).
 
 use super::error::ScenarioError;
-use super::keys as k;
 use super::schema::{
-    self, AdaptivePacingSpec, AodvSpec, ApProfile, AppKind, LinkRedSpec, MaxWindow, RoutingProtocol, Scenario,
-    TcpGapSpec, TcpVariantSpec, TopologyKind, TransportKind,
+    self, AdaptivePacingSpec, AodvSpec, ApProfile, AppKind, FlowSpec, LinkRedSpec, MaxWindow, RoutingProtocol,
+    Scenario, TcpGapSpec, TcpVariantSpec, TopologyKind, TransportKind,
 };
 use crate::engine::time::from_secs;
 use crate::mac::{FrameFormat, LinkRedParams, SlotCount, Standard};
@@ -486,7 +485,7 @@ pub struct Flow {
 impl Flow {
     /// How many flows this entry plans.
     pub fn replicas(&self) -> u32 {
-        *self.count.get().unwrap_or(&(k::FLOW_COUNT.int() as u32))
+        *self.count.get().unwrap_or(&(FlowSpec::COUNT.int() as u32))
     }
 }
 

@@ -10,22 +10,6 @@ use crate::mac::Standard;
 
 type R<T> = Result<T, ScenarioError>;
 
-fn positive(key: &str, v: f64, what: &str) -> R<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(ScenarioError::value(key, v, format!("must be a positive number ({what})")))
-    }
-}
-
-fn non_negative(key: &str, v: f64, what: &str) -> R<()> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(ScenarioError::value(key, v, format!("must be zero or positive ({what})")))
-    }
-}
-
 fn int_range(key: &str, v: u64, lo: u64, hi: u64) -> R<()> {
     if (lo..=hi).contains(&v) {
         Ok(())
@@ -46,13 +30,13 @@ pub fn resolve(sc: Scenario) -> R<Resolved> {
 
 /// The parsed scenario checked, with every default written in.
 fn fill(mut sc: Scenario) -> R<Scenario> {
-    positive("duration_s", sc.duration_s, "simulated seconds")?;
+    Scenario::DURATION_S.check(sc.duration_s)?;
     resolve_topology(&mut sc.topology)?;
     resolve_radio(&mut sc.radio)?;
     sc.ignored = super::warnings::set_while_disabled(&sc);
     resolve_mac(&mut sc.mac, sc.radio.standard)?;
-    k::IP_TTL.check_int("ip.ttl", sc.ip.ttl as u64)?;
-    non_negative("ip.ll_delay_us", sc.ip.ll_delay_us, "microseconds")?;
+    IpSpec::TTL.check_int("ip.ttl", sc.ip.ttl as u64)?;
+    IpSpec::LL_DELAY_US.check(sc.ip.ll_delay_us)?;
     resolve_ldm(&mut sc.ip)?;
     resolve_routing(&mut sc.routing)?;
     let gap_on = sc.wired.as_ref().and_then(|w| w.tcp_gap.as_ref()).is_some_and(|g| g.enabled);
@@ -74,7 +58,7 @@ fn fill(mut sc: Scenario) -> R<Scenario> {
         }
     }
     if let Some(rf) = sc.random_flows.as_mut() {
-        k::RF_COUNT.check_int("random_flows.count", rf.count as u64)?;
+        RandomFlowsSpec::COUNT.check_int("random_flows.count", rf.count as u64)?;
         let mut as_flow = rf.flow(0, 1);
         resolve_flow("random_flows", &mut as_flow, sc.duration_s)?;
         rf.app = as_flow.app;
@@ -83,8 +67,8 @@ fn fill(mut sc: Scenario) -> R<Scenario> {
         rf.mean_page_bytes = as_flow.mean_page_bytes;
         rf.page_shape = as_flow.page_shape;
         rf.mean_think_s = as_flow.mean_think_s;
-        let min_hops = *rf.min_hops.get_or_insert(k::RF_MIN_HOPS.int() as u32);
-        k::RF_MIN_HOPS.check_int("random_flows.min_hops", min_hops as u64)?;
+        let min_hops = *rf.min_hops.get_or_insert(RandomFlowsSpec::MIN_HOPS.int() as u32);
+        RandomFlowsSpec::MIN_HOPS.check_int("random_flows.min_hops", min_hops as u64)?;
         if let Some(mx) = rf.max_hops {
             if mx < min_hops {
                 return Err(ScenarioError::value(
@@ -102,18 +86,18 @@ fn fill(mut sc: Scenario) -> R<Scenario> {
         ));
     }
     if let Some(i) = sc.stats.throughput_interval_s {
-        positive("stats.throughput_interval_s", i, "seconds")?;
+        StatsSpec::THROUGHPUT_INTERVAL_S.check(i)?;
     }
-    non_negative("stats.warmup_s", sc.stats.warmup_s, "seconds")?;
+    StatsSpec::WARMUP_S.check(sc.stats.warmup_s)?;
     if let Some(k) = sc.stats.batch_packets {
-        k::STATS_BATCH_PACKETS.check_int("stats.batch_packets", k as u64)?;
+        StatsSpec::BATCH_PACKETS.check_int("stats.batch_packets", k as u64)?;
     }
     resolve_batches(&mut sc.stats)?;
     // A set of kinds: one canonical order, so equal requests hash alike.
     sc.stats.series.sort();
     sc.stats.series.dedup();
     if let Some([from, to]) = sc.stats.air_window_s {
-        non_negative("stats.air_window_s", from, "seconds")?;
+        k::ge(0.0).hint("seconds").check("stats.air_window_s", from)?;
         if !to.is_finite() || to <= from {
             return Err(ScenarioError::value(
                 "stats.air_window_s",
@@ -154,14 +138,11 @@ fn resolve_batches(s: &mut StatsSpec) -> R<()> {
             "`stats.batches` needs `stats.batch_packets` (the delivered packets per batch)",
         ));
     }
-    let d = *s.batch_discard.get_or_insert(k::STATS_BATCH_DISCARD.int() as u32);
-    k::STATS_BATCH_DISCARD.check_int("stats.batch_discard", d as u64)?;
+    let d = *s.batch_discard.get_or_insert(StatsSpec::BATCH_DISCARD.int() as u32);
+    StatsSpec::BATCH_DISCARD.check_int("stats.batch_discard", d as u64)?;
     int_range("stats.batches", n as u64, d as u64 + 1, 1_000_000)?;
-    let c = *s.batch_confidence.get_or_insert(k::STATS_BATCH_CONFIDENCE.num());
-    if !(c.is_finite() && c > 0.0 && c < 1.0) {
-        return Err(ScenarioError::value("stats.batch_confidence", c, "must be in (0, 1), e.g. 0.95"));
-    }
-    Ok(())
+    let c = *s.batch_confidence.get_or_insert(StatsSpec::BATCH_CONFIDENCE.num());
+    StatsSpec::BATCH_CONFIDENCE.check(c)
 }
 
 fn resolve_topology(t: &mut TopologySpec) -> R<()> {
@@ -205,21 +186,21 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
     }
     // Fills the default spacing and returns it.
     let spacing = |t: &mut TopologySpec| -> R<f64> {
-        let s = *t.spacing_m.get_or_insert(k::TOPOLOGY_SPACING_M.num());
-        positive("topology.spacing_m", s, "metres")?;
+        let s = *t.spacing_m.get_or_insert(TopologySpec::SPACING_M.num());
+        TopologySpec::SPACING_M.check(s)?;
         Ok(s)
     };
     const MAX_NODES: u64 = 1_000_000;
     match t.kind {
         TopologyKind::Chain => {
-            k::TOPOLOGY_HOPS.check_int("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64)?;
+            TopologySpec::HOPS.check_int("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64)?;
             spacing(t)?;
         }
         TopologyKind::Grid => {
             let r = require("topology.rows", t.rows, &kind_name)? as u64;
             let c = require("topology.cols", t.cols, &kind_name)? as u64;
-            k::TOPOLOGY_ROWS.check_int("topology.rows", r)?;
-            k::TOPOLOGY_COLS.check_int("topology.cols", c)?;
+            TopologySpec::ROWS.check_int("topology.rows", r)?;
+            TopologySpec::COLS.check_int("topology.cols", c)?;
             if r * c < 2 || r * c > MAX_NODES {
                 return Err(ScenarioError::value(
                     "topology.rows",
@@ -242,25 +223,25 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
             spacing(t)?;
         }
         TopologyKind::ParallelChains => {
-            k::TOPOLOGY_CHAINS
+            TopologySpec::CHAINS
                 .check_int("topology.chains", require("topology.chains", t.chains, &kind_name)? as u64)?;
-            k::TOPOLOGY_HOPS.check_int("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64)?;
+            TopologySpec::HOPS.check_int("topology.hops", require("topology.hops", t.hops, &kind_name)? as u64)?;
             let s = spacing(t)?;
             let gap = *t.chain_gap_m.get_or_insert(s);
-            positive("topology.chain_gap_m", gap, "metres")?;
+            TopologySpec::CHAIN_GAP_M.check(gap)?;
             // topology.gateway stays unset unless given: scenarios without it keep their hash.
         }
         TopologyKind::Star => {
-            k::TOPOLOGY_LEAVES
+            TopologySpec::LEAVES
                 .check_int("topology.leaves", require("topology.leaves", t.leaves, &kind_name)? as u64)?;
-            let r = *t.radius_m.get_or_insert(k::TOPOLOGY_RADIUS_M.num());
-            positive("topology.radius_m", r, "metres")?;
+            let r = *t.radius_m.get_or_insert(TopologySpec::RADIUS_M.num());
+            TopologySpec::RADIUS_M.check(r)?;
         }
         TopologyKind::Random => {
-            k::TOPOLOGY_NODES.check_int("topology.nodes", require("topology.nodes", t.nodes, &kind_name)? as u64)?;
-            positive("topology.width_m", require("topology.width_m", t.width_m, &kind_name)?, "metres")?;
-            positive("topology.height_m", require("topology.height_m", t.height_m, &kind_name)?, "metres")?;
-            t.require_connected.get_or_insert(k::TOPOLOGY_REQUIRE_CONNECTED.flag());
+            TopologySpec::NODES.check_int("topology.nodes", require("topology.nodes", t.nodes, &kind_name)? as u64)?;
+            TopologySpec::WIDTH_M.check(require("topology.width_m", t.width_m, &kind_name)?)?;
+            TopologySpec::HEIGHT_M.check(require("topology.height_m", t.height_m, &kind_name)?)?;
+            t.require_connected.get_or_insert(TopologySpec::REQUIRE_CONNECTED.flag());
         }
         TopologyKind::Explicit => {
             let pos = t.positions.as_ref().ok_or_else(|| {
@@ -286,8 +267,8 @@ fn resolve_topology(t: &mut TopologySpec) -> R<()> {
 }
 
 fn resolve_radio(r: &mut RadioSpec) -> R<()> {
-    positive("radio.tx_range_m", r.tx_range_m, "metres")?;
-    positive("radio.cs_range_m", r.cs_range_m, "metres")?;
+    RadioSpec::TX_RANGE_M.check(r.tx_range_m)?;
+    RadioSpec::CS_RANGE_M.check(r.cs_range_m)?;
     if r.cs_range_m < r.tx_range_m {
         return Err(ScenarioError::value(
             "radio.cs_range_m",
@@ -295,7 +276,7 @@ fn resolve_radio(r: &mut RadioSpec) -> R<()> {
             format!("must be at least radio.tx_range_m = {} (a node senses every frame it can decode)", r.tx_range_m),
         ));
     }
-    non_negative("radio.capture_db", r.capture_db, "dB")?;
+    RadioSpec::CAPTURE_DB.check(r.capture_db)?;
     let (d, b) = r.standard.default_rates_mbps();
     let data = *r.data_rate_mbps.get_or_insert(d);
     let basic = *r.basic_rate_mbps.get_or_insert(b);
@@ -310,18 +291,15 @@ fn resolve_radio(r: &mut RadioSpec) -> R<()> {
             ));
         }
     }
-    positive("radio.tx_power_w", r.tx_power_w, "watts")?;
-    positive("radio.frequency_hz", r.frequency_hz, "hertz")?;
-    positive("radio.antenna_height_m", r.antenna_height_m, "metres")?;
-    if !(r.system_loss.is_finite() && r.system_loss >= 1.0) {
-        return Err(ScenarioError::value("radio.system_loss", r.system_loss, "must be a number >= 1"));
-    }
-    Ok(())
+    RadioSpec::TX_POWER_W.check(r.tx_power_w)?;
+    RadioSpec::FREQUENCY_HZ.check(r.frequency_hz)?;
+    RadioSpec::ANTENNA_HEIGHT_M.check(r.antenna_height_m)?;
+    RadioSpec::SYSTEM_LOSS.check(r.system_loss)
 }
 
 fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
-    k::MAC_SHORT_RETRY_LIMIT.check_int("mac.short_retry_limit", m.short_retry_limit as u64)?;
-    k::MAC_LONG_RETRY_LIMIT.check_int("mac.long_retry_limit", m.long_retry_limit as u64)?;
+    MacSpec::SHORT_RETRY_LIMIT.check_int("mac.short_retry_limit", m.short_retry_limit as u64)?;
+    MacSpec::LONG_RETRY_LIMIT.check_int("mac.long_retry_limit", m.long_retry_limit as u64)?;
     if m.queue_limit < 2 {
         return Err(ScenarioError::value(
             "mac.queue_limit",
@@ -329,15 +307,15 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
             "must be at least 2 (ns-2 semantics: queue_limit - 1 packets wait and the MAC holds one more; 1 would refuse every packet)",
         ));
     }
-    k::MAC_QUEUE_LIMIT.check_int("mac.queue_limit", m.queue_limit as u64)?;
+    MacSpec::QUEUE_LIMIT.check_int("mac.queue_limit", m.queue_limit as u64)?;
     let (lo, hi) = std.cw_bounds();
     let cw_min = *m.cw_min.get_or_insert(lo);
     let cw_max = *m.cw_max.get_or_insert(hi);
-    k::MAC_CW_MIN.check_int("mac.cw_min", cw_min as u64)?;
+    MacSpec::CW_MIN.check_int("mac.cw_min", cw_min as u64)?;
     if cw_max < cw_min {
         return Err(ScenarioError::value("mac.cw_max", cw_max, format!("must be at least mac.cw_min = {cw_min}")));
     }
-    k::MAC_CW_MAX.check_int("mac.cw_max", cw_max as u64)?;
+    MacSpec::CW_MAX.check_int("mac.cw_max", cw_max as u64)?;
     resolve_link_layer(m)
 }
 
@@ -346,7 +324,7 @@ fn resolve_mac(m: &mut MacSpec, std: Standard) -> R<()> {
 /// keeps the canonical form (and results-store key) of one without it.
 fn resolve_link_layer(m: &mut MacSpec) -> R<()> {
     if let Some(r) = &m.link_red {
-        non_negative("mac.link_red.min_th", r.min_th, "average retries per packet")?;
+        LinkRedSpec::MIN_TH.check(r.min_th)?;
         if !(r.max_th.is_finite() && r.max_th > r.min_th) {
             return Err(ScenarioError::value(
                 "mac.link_red.max_th",
@@ -354,14 +332,8 @@ fn resolve_link_layer(m: &mut MacSpec) -> R<()> {
                 format!("must be a number above mac.link_red.min_th = {}", r.min_th),
             ));
         }
-        for (key, v, what) in [
-            ("mac.link_red.max_p", r.max_p, "the largest marking probability"),
-            ("mac.link_red.weight", r.weight, "the weight of the newest packet in the retry average"),
-        ] {
-            if !(v.is_finite() && v > 0.0 && v <= 1.0) {
-                return Err(ScenarioError::value(key, v, format!("must be in (0, 1] ({what})")));
-            }
-        }
+        LinkRedSpec::MAX_P.check(r.max_p)?;
+        LinkRedSpec::WEIGHT.check(r.weight)?;
     }
     let pacing_on = m.adaptive_pacing.as_ref().is_some_and(|a| a.enabled);
     if !pacing_on {
@@ -383,7 +355,7 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
     // Default: as many wired nodes as the links name (1 without links).
     let named = w.links.iter().flatten().flat_map(|l| [l.a, l.b]).filter(|&v| v >= n_wireless).max();
     let nodes = *w.nodes.get_or_insert(named.map_or(1, |m| m - n_wireless + 1));
-    k::WIRED_NODES.check_int("wired.nodes", nodes as u64)?;
+    WiredSpec::NODES.check_int("wired.nodes", nodes as u64)?;
     let gateway = match (w.gateway, topo.kind) {
         (Some(g), _) => g,
         (None, TopologyKind::Chain) => require("topology.hops", topo.hops, "chain")?,
@@ -403,12 +375,12 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
         ));
     }
     w.gateway = Some(gateway);
-    let bw = *w.bandwidth_mbps.get_or_insert(k::WIRED_BANDWIDTH_MBPS.num());
-    positive("wired.bandwidth_mbps", bw, "Mb/s")?;
-    let delay = *w.delay_ms.get_or_insert(k::WIRED_DELAY_MS.num());
-    non_negative("wired.delay_ms", delay, "milliseconds")?;
-    let limit = *w.queue_limit.get_or_insert(k::WIRED_QUEUE_LIMIT.int() as u32);
-    k::WIRED_QUEUE_LIMIT.check_int("wired.queue_limit", limit as u64)?;
+    let bw = *w.bandwidth_mbps.get_or_insert(WiredSpec::BANDWIDTH_MBPS.num());
+    WiredSpec::BANDWIDTH_MBPS.check(bw)?;
+    let delay = *w.delay_ms.get_or_insert(WiredSpec::DELAY_MS.num());
+    WiredSpec::DELAY_MS.check(delay)?;
+    let limit = *w.queue_limit.get_or_insert(WiredSpec::QUEUE_LIMIT.int() as u32);
+    WiredSpec::QUEUE_LIMIT.check_int("wired.queue_limit", limit as u64)?;
     let first = n_wireless;
     let links = w.links.get_or_insert_with(|| {
         (0..nodes)
@@ -448,11 +420,11 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
             ));
         }
         let b = *l.bandwidth_mbps.get_or_insert(bw);
-        positive(&format!("{key}.bandwidth_mbps"), b, "Mb/s")?;
+        WiredLinkSpec::BANDWIDTH_MBPS.check_num(&format!("{key}.bandwidth_mbps"), b)?;
         let d = *l.delay_ms.get_or_insert(delay);
-        non_negative(&format!("{key}.delay_ms"), d, "milliseconds")?;
+        WiredLinkSpec::DELAY_MS.check_num(&format!("{key}.delay_ms"), d)?;
         let q = *l.queue_limit.get_or_insert(limit);
-        k::WIRED_LINK_QUEUE_LIMIT.check_int(&format!("{key}.queue_limit"), q as u64)?;
+        WiredLinkSpec::QUEUE_LIMIT.check_int(&format!("{key}.queue_limit"), q as u64)?;
     }
     let params: Vec<_> = links
         .iter()
@@ -474,8 +446,9 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
         ));
     }
     if let Some(g) = w.tcp_gap.as_ref() {
-        positive("wired.tcp_gap.threshold", g.threshold, "multiple of the mean goodput, the paper's S = 1.1")?;
-        positive("wired.tcp_gap.period_s", g.period_s, "seconds")?;
+        TcpGapSpec::THRESHOLD.check(g.threshold)?;
+        TcpGapSpec::PERIOD_S.check(g.period_s)?;
+        // The declared range is the additive rule's; a factor must be at least 1.
         let (least, rule) = match g.aging_rule {
             AgingRule::Additive => (0.0, "additive"),
             AgingRule::Multiplicative => (1.0, "multiplicative"),
@@ -487,8 +460,8 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
                 format!("must be a number >= {least} with aging_rule = \"{rule}\" ({least} = no aging)"),
             ));
         }
-        k::GAP_BUFFER_PACKETS.check_int("wired.tcp_gap.buffer_packets", g.buffer_packets as u64)?;
-        positive("wired.tcp_gap.flow_timeout_s", g.flow_timeout_s, "seconds")?;
+        TcpGapSpec::BUFFER_PACKETS.check_int("wired.tcp_gap.buffer_packets", g.buffer_packets as u64)?;
+        TcpGapSpec::FLOW_TIMEOUT_S.check(g.flow_timeout_s)?;
     }
     Ok(())
 }
@@ -497,15 +470,15 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
 /// dropped when off so the canonical form is that of a scenario without it.
 fn resolve_ldm(ip: &mut IpSpec) -> R<()> {
     let Some(l) = &ip.ldm else { return Ok(()) };
-    positive("ip.ldm.k", l.k, "p = k/w², the paper's 0.76")?;
-    positive("ip.ldm.hops_per_window", l.hops_per_window, "w_opt = h/(hops_per_window·n), the paper's 4")?;
-    non_negative("ip.ldm.min_window", l.min_window, "packets")?;
-    positive("ip.ldm.floor_window", l.floor_window, "packets")?;
+    LdmSpec::K.check(l.k)?;
+    LdmSpec::HOPS_PER_WINDOW.check(l.hops_per_window)?;
+    LdmSpec::MIN_WINDOW.check(l.min_window)?;
+    LdmSpec::FLOOR_WINDOW.check(l.floor_window)?;
     if let Some(w) = l.target_window {
-        positive("ip.ldm.target_window", w, "packets")?;
+        LdmSpec::TARGET_WINDOW.check(w)?;
     }
-    k::LDM_FLOW_BITS.check_int("ip.ldm.flow_bits", l.flow_bits as u64)?;
-    positive("ip.ldm.clear_period_s", l.clear_period_s, "seconds")?;
+    LdmSpec::FLOW_BITS.check_int("ip.ldm.flow_bits", l.flow_bits as u64)?;
+    LdmSpec::CLEAR_PERIOD_S.check(l.clear_period_s)?;
     if l.clear_period_s * 1e9 < l.flow_bits as f64 {
         return Err(ScenarioError::value(
             "ip.ldm.clear_period_s",
@@ -540,9 +513,9 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
         }
         RoutingProtocol::Aodv => {
             let a = r.aodv.get_or_insert_with(AodvSpec::default);
-            k::AODV_TTL_START.check_int("routing.aodv.ttl_start", a.ttl_start as u64)?;
-            k::AODV_TTL_INCREMENT.check_int("routing.aodv.ttl_increment", a.ttl_increment as u64)?;
-            k::AODV_TTL_THRESHOLD.check_int("routing.aodv.ttl_threshold", a.ttl_threshold as u64)?;
+            AodvSpec::TTL_START.check_int("routing.aodv.ttl_start", a.ttl_start as u64)?;
+            AodvSpec::TTL_INCREMENT.check_int("routing.aodv.ttl_increment", a.ttl_increment as u64)?;
+            AodvSpec::TTL_THRESHOLD.check_int("routing.aodv.ttl_threshold", a.ttl_threshold as u64)?;
             if a.ttl_threshold < a.ttl_start {
                 return Err(ScenarioError::value(
                     "routing.aodv.ttl_threshold",
@@ -550,49 +523,32 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
                     format!("must be at least routing.aodv.ttl_start = {}", a.ttl_start),
                 ));
             }
-            k::AODV_NETWORK_DIAMETER.check_int("routing.aodv.network_diameter", a.network_diameter as u64)?;
-            k::AODV_RREQ_RETRIES.check_int("routing.aodv.rreq_retries", a.rreq_retries as u64)?;
-            k::AODV_BUFFER_PACKETS.check_int("routing.aodv.buffer_packets", a.buffer_packets as u64)?;
-            for (key, v) in [
-                ("routing.aodv.max_rreq_timeout_s", a.max_rreq_timeout_s),
-                ("routing.aodv.node_traversal_time_s", a.node_traversal_time_s),
-                ("routing.aodv.active_route_timeout_s", a.active_route_timeout_s),
-                ("routing.aodv.my_route_timeout_s", a.my_route_timeout_s),
-                ("routing.aodv.reverse_route_life_s", a.reverse_route_life_s),
-                ("routing.aodv.bcast_id_save_s", a.bcast_id_save_s),
-                ("routing.aodv.buffer_timeout_s", a.buffer_timeout_s),
+            AodvSpec::NETWORK_DIAMETER.check_int("routing.aodv.network_diameter", a.network_diameter as u64)?;
+            AodvSpec::RREQ_RETRIES.check_int("routing.aodv.rreq_retries", a.rreq_retries as u64)?;
+            AodvSpec::BUFFER_PACKETS.check_int("routing.aodv.buffer_packets", a.buffer_packets as u64)?;
+            for (decl, v) in [
+                (AodvSpec::MAX_RREQ_TIMEOUT_S, a.max_rreq_timeout_s),
+                (AodvSpec::NODE_TRAVERSAL_TIME_S, a.node_traversal_time_s),
+                (AodvSpec::ACTIVE_ROUTE_TIMEOUT_S, a.active_route_timeout_s),
+                (AodvSpec::MY_ROUTE_TIMEOUT_S, a.my_route_timeout_s),
+                (AodvSpec::REVERSE_ROUTE_LIFE_S, a.reverse_route_life_s),
+                (AodvSpec::BCAST_ID_SAVE_S, a.bcast_id_save_s),
+                (AodvSpec::BUFFER_TIMEOUT_S, a.buffer_timeout_s),
+                (AodvSpec::PURGE_INTERVAL_S, a.purge_interval_s),
             ] {
-                positive(key, v, "seconds")?;
+                decl.check(v)?;
             }
-            // The purge drives discovery retries: at least a millisecond,
-            // so a run cannot drown in purge events.
-            let purge = a.purge_interval_s;
-            if !(purge.is_finite() && purge >= 1e-3) {
-                return Err(ScenarioError::value(
-                    "routing.aodv.purge_interval_s",
-                    purge,
-                    "must be a number of seconds >= 0.001",
-                ));
-            }
-            non_negative("routing.aodv.broadcast_jitter_s", a.broadcast_jitter_s, "seconds")?;
-            non_negative("routing.aodv.arp_delay_s", a.arp_delay_s, "seconds")?;
-            // HELLOs every U(0.75, 1.25) interval: at least a millisecond,
-            // so a run cannot drown in HELLO events.
+            AodvSpec::BROADCAST_JITTER_S.check(a.broadcast_jitter_s)?;
+            AodvSpec::ARP_DELAY_S.check(a.arp_delay_s)?;
             let hello = a.hello_interval_s;
-            if !(hello.is_finite() && hello >= 1e-3) {
-                return Err(ScenarioError::value(
-                    "routing.aodv.hello_interval_s",
-                    hello,
-                    "must be a number of seconds >= 0.001",
-                ));
-            }
-            k::AODV_ALLOWED_HELLO_LOSS.check_int("routing.aodv.allowed_hello_loss", a.allowed_hello_loss as u64)?;
+            AodvSpec::HELLO_INTERVAL_S.check(hello)?;
+            AodvSpec::ALLOWED_HELLO_LOSS.check_int("routing.aodv.allowed_hello_loss", a.allowed_hello_loss as u64)?;
             if a.link_detection == crate::net::routing::aodv::LinkDetection::Mac {
                 for (key, set) in [
-                    ("routing.aodv.hello_interval_s", hello != k::AODV_HELLO_INTERVAL_S.num()),
+                    ("routing.aodv.hello_interval_s", hello != AodvSpec::HELLO_INTERVAL_S.num()),
                     (
                         "routing.aodv.allowed_hello_loss",
-                        u64::from(a.allowed_hello_loss) != k::AODV_ALLOWED_HELLO_LOSS.int(),
+                        u64::from(a.allowed_hello_loss) != AodvSpec::ALLOWED_HELLO_LOSS.int(),
                     ),
                 ] {
                     if set {
@@ -609,15 +565,15 @@ fn resolve_routing(r: &mut RoutingSpec) -> R<()> {
 }
 
 fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
-    k::TCP_PAYLOAD_BYTES.check_int("tcp.payload_bytes", t.payload_bytes as u64)?;
+    TcpSpec::PAYLOAD_BYTES.check_int("tcp.payload_bytes", t.payload_bytes as u64)?;
     if let MaxWindow::Packets(w) = t.max_window {
-        k::TCP_MAX_WINDOW.check_int("tcp.max_window", w as u64)?;
+        TcpSpec::MAX_WINDOW.check_int("tcp.max_window", w as u64)?;
     }
-    positive("tcp.min_rto_s", t.min_rto_s, "seconds")?;
-    k::TCP_INITIAL_WINDOW.check_int("tcp.initial_window", t.initial_window as u64)?;
-    k::TCP_INITIAL_SSTHRESH.check_int("tcp.initial_ssthresh", t.initial_ssthresh as u64)?;
-    non_negative("tcp.vegas_alpha", t.vegas_alpha, "packets")?;
-    non_negative("tcp.vegas_gamma", t.vegas_gamma, "packets")?;
+    TcpSpec::MIN_RTO_S.check(t.min_rto_s)?;
+    TcpSpec::INITIAL_WINDOW.check_int("tcp.initial_window", t.initial_window as u64)?;
+    TcpSpec::INITIAL_SSTHRESH.check_int("tcp.initial_ssthresh", t.initial_ssthresh as u64)?;
+    TcpSpec::VEGAS_ALPHA.check(t.vegas_alpha)?;
+    TcpSpec::VEGAS_GAMMA.check(t.vegas_gamma)?;
     for (i, &p) in t.bbr_phases.iter().enumerate() {
         int_range(&format!("tcp.bbr_phases[{i}]"), p as u64, 0, 7)?;
     }
@@ -636,20 +592,16 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
     if uses_ap || t.ap.is_some() {
         let spec = t.ap.clone().unwrap_or_default();
         let c = spec.config(0.0);
-        let a = c.alpha;
-        if !(a.is_finite() && (0.0..1.0).contains(&a)) {
-            return Err(ScenarioError::value("tcp.ap.alpha", a, "must be in [0, 1) (the paper's 0.7)"));
-        }
-        k::AP_HOP_FACTOR.check_int("tcp.ap.hop_factor", c.hop_factor as u64)?;
-        k::AP_HISTORY.check_int("tcp.ap.history", c.history as u64)?;
-        k::AP_OVERHEAD_BYTES.check_int("tcp.ap.overhead_bytes", c.overhead_bytes as u64)?;
+        TcpApSpec::ALPHA.check(c.alpha)?;
+        TcpApSpec::HOP_FACTOR.check_int("tcp.ap.hop_factor", c.hop_factor as u64)?;
+        TcpApSpec::HISTORY.check_int("tcp.ap.history", c.history as u64)?;
+        TcpApSpec::OVERHEAD_BYTES.check_int("tcp.ap.overhead_bytes", c.overhead_bytes as u64)?;
         // The seconds as given (config() maps 0 and below to "none").
-        for (key, v, what) in [
-            ("tcp.ap.delay_bound_s", spec.delay_bound_s, "seconds; 0 = no bound"),
-            ("tcp.ap.initial_interval_s", spec.initial_interval_s, "seconds; 0 = unpaced"),
-        ] {
+        for (decl, v) in
+            [(TcpApSpec::DELAY_BOUND_S, spec.delay_bound_s), (TcpApSpec::INITIAL_INTERVAL_S, spec.initial_interval_s)]
+        {
             if let Some(v) = v {
-                non_negative(key, v, what)?;
+                decl.check(v)?;
             }
         }
         t.ap = uses_ap.then(|| spec.resolved());
@@ -676,7 +628,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
     if f.src == f.dst {
         return Err(ScenarioError::value(&format!("{key}.dst"), f.dst, "must differ from the flow's src"));
     }
-    non_negative(&format!("{key}.start_s"), f.start_s, "seconds")?;
+    FlowSpec::START_S.check_num(&format!("{key}.start_s"), f.start_s)?;
     if f.start_s >= duration {
         return Err(ScenarioError::value(
             &format!("{key}.start_s"),
@@ -694,7 +646,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
         }
     }
     if let Some(c) = f.count {
-        k::FLOW_COUNT.check_int(&format!("{key}.count"), c as u64)?;
+        FlowSpec::COUNT.check_int(&format!("{key}.count"), c as u64)?;
     }
     if let Some(pauses) = &f.pauses {
         check_pauses(key, f, app, pauses, duration)?;
@@ -739,13 +691,13 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
                 }
             }
             if let Some(p) = f.payload_bytes {
-                k::FLOW_PAYLOAD_BYTES.check_int(&format!("{key}.payload_bytes"), p as u64)?;
+                FlowSpec::PAYLOAD_BYTES.check_int(&format!("{key}.payload_bytes"), p as u64)?;
             }
             if let Some(MaxWindow::Packets(w)) = f.max_window {
-                k::FLOW_MAX_WINDOW.check_int(&format!("{key}.max_window"), w as u64)?;
+                FlowSpec::MAX_WINDOW.check_int(&format!("{key}.max_window"), w as u64)?;
             }
             if let Some(r) = f.min_rto_s {
-                positive(&format!("{key}.min_rto_s"), r, "seconds")?;
+                FlowSpec::MIN_RTO_S.check_num(&format!("{key}.min_rto_s"), r)?;
             }
         }
     }
@@ -763,20 +715,17 @@ fn resolve_cbr(key: &str, f: &mut FlowSpec) -> R<()> {
             format!("`{key}.rate_bps` is required for a CBR flow (payload bit/s, > 0)"),
         )
     })?;
-    positive(&format!("{key}.rate_bps"), rate, "payload bit/s")?;
+    FlowSpec::RATE_BPS.check_num(&format!("{key}.rate_bps"), rate)?;
     let pb = if f.transport == TransportKind::Udp {
         Some(*f.packet_bytes.get_or_insert(k::UDP_PACKET_BYTES))
     } else {
         f.packet_bytes
     };
     if let Some(pb) = pb {
-        k::FLOW_PACKET_BYTES.check_int(&format!("{key}.packet_bytes"), pb as u64)?;
+        FlowSpec::PACKET_BYTES.check_int(&format!("{key}.packet_bytes"), pb as u64)?;
     }
-    let j = *f.jitter.get_or_insert(k::FLOW_JITTER.num());
-    if !(j.is_finite() && (0.0..1.0).contains(&j)) {
-        return Err(ScenarioError::value(&format!("{key}.jitter"), j, "must be in [0, 1) (0.5 is ns-2's random_ CBR)"));
-    }
-    Ok(())
+    let j = *f.jitter.get_or_insert(FlowSpec::JITTER.num());
+    FlowSpec::JITTER.check_num(&format!("{key}.jitter"), j)
 }
 
 /// HTTP keys: allowed only with app = "http", defaults filled there.
@@ -796,20 +745,15 @@ fn resolve_http(key: &str, f: &mut FlowSpec, app: AppKind) -> R<()> {
         }
         return Ok(());
     }
-    positive(
-        &format!("{key}.mean_page_bytes"),
-        *f.mean_page_bytes.get_or_insert(k::FLOW_MEAN_PAGE_BYTES.num()),
-        "bytes",
-    )?;
-    let shape = *f.page_shape.get_or_insert(k::FLOW_PAGE_SHAPE.num());
-    if !(shape.is_finite() && shape > 1.0) {
-        return Err(ScenarioError::value(
-            &format!("{key}.page_shape"),
-            shape,
-            "must be a number above 1 (a Pareto shape with a finite mean; the paper's is 1.5)",
-        ));
+    // Each filled with its default where not given, then checked.
+    for (decl, v) in [
+        (FlowSpec::MEAN_PAGE_BYTES, &mut f.mean_page_bytes),
+        (FlowSpec::PAGE_SHAPE, &mut f.page_shape),
+        (FlowSpec::MEAN_THINK_S, &mut f.mean_think_s),
+    ] {
+        let name = decl.key.trim_start_matches("flows[].");
+        decl.check_num(&format!("{key}.{name}"), *v.get_or_insert(decl.num()))?;
     }
-    non_negative(&format!("{key}.mean_think_s"), *f.mean_think_s.get_or_insert(k::FLOW_MEAN_THINK_S.num()), "seconds")?;
     Ok(())
 }
 

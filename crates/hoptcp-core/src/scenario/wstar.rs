@@ -7,7 +7,7 @@
 //! number, never the name.
 
 use super::error::ScenarioError;
-use super::keys;
+
 use super::resolved::{Inherit, Resolved};
 use super::schema::{TopologyKind, TransportKind};
 use crate::models::wstar;
@@ -52,7 +52,10 @@ pub(crate) fn other_word(key: &str, shown: &str) -> ScenarioError {
     ScenarioError::value(
         key,
         shown,
-        format!("must be an integer in {} or \"wstar\" (the W* of the flow's path)", keys::TCP_MAX_WINDOW.range_text()),
+        format!(
+            "must be an integer in {} or \"wstar\" (the W* of the flow's path)",
+            super::schema::TcpSpec::MAX_WINDOW.range_text()
+        ),
     )
 }
 

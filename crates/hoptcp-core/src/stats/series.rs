@@ -19,8 +19,9 @@ use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
 /// A time series a run can record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum SeriesKind {
     Gateway,
     TcpAp,

@@ -17,8 +17,9 @@ pub enum Ecn {
 }
 
 /// What a marker wants done to a packet it picked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum MarkAction {
     /// RFC 3168: set CE on ECN-capable packets; drop the others.
     #[default]

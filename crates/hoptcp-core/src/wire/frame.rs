@@ -57,8 +57,9 @@ pub enum RxFate {
 }
 
 /// Which sizes the MAC headers have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum FrameFormat {
     /// ns-2.35: RTS 20 B, CTS 14 B, ACK 14 B, DATA header 30 B + FCS 4 B.
     Ns2,

@@ -71,7 +71,7 @@ pub struct TcpConfig {
 }
 
 /// Defaults of the fields the scenario exposes as `[tcp]` keys; its
-/// declarations (`scenario/keys.rs`) read these, so each is written once.
+/// declarations (`scenario/schema.rs`) read these, so each is written once.
 pub const DEFAULT_PAYLOAD_BYTES: u32 = 1460;
 /// The papers' chains run with ns-2's class default window_ of 20.
 pub const DEFAULT_MAX_WINDOW: u32 = 20;

@@ -32,8 +32,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// How path contention is measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Variation {
     /// Paper, Eq. (5): sample standard deviation (N − 1) over mean of the
     /// last N RTT samples.
@@ -44,8 +45,9 @@ pub enum Variation {
 }
 
 /// The delay used when the path has fewer than `hop_factor` hops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ShortPath {
     /// Paper §5.2.1: the h-hop delay (k = min(h, hop_factor)).
     HHop,
@@ -54,8 +56,9 @@ pub enum ShortPath {
 }
 
 /// How released packets are spaced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum PaceTimer {
     /// A packet leaves one interval after the previous one, or at once if
     /// that time has passed.

@@ -89,8 +89,9 @@ pub struct AodvParams {
 }
 
 /// Link-break detection (`routing.aodv.link_detection`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum LinkDetection {
     /// A data packet the MAC gives up on breaks the link (ns-2.35's build:
     /// AODV_LINK_LAYER_DETECTION defined, no HELLOs).
