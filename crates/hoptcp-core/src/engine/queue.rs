@@ -197,6 +197,7 @@ impl<E: Copy> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
 
     #[test]
     fn pops_in_time_order_and_fifo_for_ties() {
@@ -273,13 +274,8 @@ mod tests {
         let mut scheduled: Vec<(Time, u64, u32)> = Vec::new(); // (time, seq, id)
         let mut armed: std::collections::HashMap<u32, u32> = Default::default(); // slot -> id
         let mut dead = std::collections::HashSet::new();
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x2545_f491_4f6c_dd1d);
+        let mut rnd = |m: u64| rng.random_range(0..m);
         let mut seq = 0;
         for id in 0..20_000u32 {
             let at = rnd(200);

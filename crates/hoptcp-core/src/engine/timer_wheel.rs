@@ -255,6 +255,7 @@ impl<E: Copy> TimerWheel<E> {
 mod tests {
     use super::super::timer_heap::key;
     use super::*;
+    use rand::{Rng, SeedableRng};
 
     #[test]
     fn far_and_near_timers_come_out_in_key_order() {
@@ -293,13 +294,8 @@ mod tests {
         let mut w = TimerWheel::new();
         let mut live: std::collections::BTreeMap<Key, (u32, u32)> = Default::default(); // key -> (slot, id)
         let mut by_slot: std::collections::HashMap<u32, Key> = Default::default();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x9e37_79b9_7f4a_7c15);
+        let mut rnd = |m: u64| rng.random_range(0..m);
         let (mut now, mut seq, mut popped) = (0, 0, 0);
         for id in 0..200_000u32 {
             match rnd(5) {

@@ -293,6 +293,16 @@ mod tests {
         Forwarded { src, dst, port, ttl, data: true }
     }
 
+    /// Node 3 of the 7-hop chain 0..7 under static routing (initial TTL
+    /// 64) after data from node 0 that travelled 3 hops (TTL 61 after its
+    /// decrement); and the ACK from node 7 that travelled 4 (TTL 60).
+    fn middle_of_seven(p: &LdmParams) -> (LdmNode, Forwarded, Forwarded) {
+        let mut n = node(p);
+        let d = data(0, 7, 0, 61);
+        n.observe(0, &d, p);
+        (n, d, Forwarded { src: 7, dst: 0, port: 0, ttl: 60, data: false })
+    }
+
     #[test]
     fn ttl_hop_estimate_uses_the_nearest_initial_ttl_above() {
         let ttls = [30, 64, 128, 255];
@@ -312,15 +322,9 @@ mod tests {
 
     #[test]
     fn hop_estimate_adds_both_directions_at_a_middle_node() {
-        // 7-hop chain 0..7 under static routing (initial TTL 64); node 3
-        // forwards data that travelled 3 hops (TTL 61 after its decrement)
-        // and ACKs from node 7 that travelled 4 (TTL 60).
         let p = LdmParams::default();
-        let mut n = node(&p);
-        let d = data(0, 7, 0, 61);
-        n.observe(0, &d, &p);
+        let (mut n, d, ack) = middle_of_seven(&p);
         assert_eq!(n.hop_estimate(&d, &p), None, "no ACK seen yet");
-        let ack = Forwarded { src: 7, dst: 0, port: 0, ttl: 60, data: false };
         n.observe(1, &ack, &p);
         assert_eq!(n.hop_estimate(&d, &p), Some(7.0));
         assert_eq!(n.hop_estimate(&ack, &p), Some(7.0), "one record for both directions");
@@ -416,10 +420,8 @@ mod tests {
     #[test]
     fn oracle_and_estimate_agree_when_the_estimate_is_exact() {
         let p = LdmParams::default();
-        let mut n = node(&p);
-        let d = data(0, 7, 0, 61);
-        n.observe(0, &d, &p);
-        n.observe(0, &Forwarded { src: 7, dst: 0, port: 0, ttl: 60, data: false }, &p);
+        let (mut n, d, ack) = middle_of_seven(&p);
+        n.observe(0, &ack, &p);
         let est = n.probability(&d, None, &p);
         let ora = n.probability(&d, Some(Oracle { hops: 7, flows: 1 }), &p);
         assert_eq!(est, ora);

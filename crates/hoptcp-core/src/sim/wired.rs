@@ -14,7 +14,7 @@
 //! None of this runs without `[wired]` (`Simulation::wired` is `None`).
 
 use super::node_ctx::Drops;
-use super::{Ev, Simulation};
+use super::{Ev, Simulation, World};
 use crate::engine::Slab;
 use crate::engine::{EventQueue, Time};
 use crate::gateway::tcp_gap::{FlowKey, GapEnv, GapSegment, Gateway, Side};
@@ -85,6 +85,13 @@ struct GapCtx<'a> {
     packets: &'a mut Slab<Packet>,
     drops: &'a mut Drops,
     out: &'a mut Vec<(u32, Side)>,
+}
+
+impl<'a> GapCtx<'a> {
+    /// The gateway's view of the world at `now`.
+    fn new(now: Time, w: &'a mut World, out: &'a mut Vec<(u32, Side)>) -> Self {
+        Self { now, node: w.domains.gateway, packets: &mut w.packets, drops: &mut w.drops, out }
+    }
 }
 
 impl GapEnv for GapCtx<'_> {
@@ -203,13 +210,7 @@ impl Simulation {
             wireless_hops: pk.wireless_hops(),
         };
         let mut g = self.gap.take().expect("TCP-GAP on");
-        let mut env = GapCtx {
-            now,
-            node: self.w.domains.gateway,
-            packets: &mut self.w.packets,
-            drops: &mut self.w.drops,
-            out: &mut g.out,
-        };
+        let mut env = GapCtx::new(now, &mut self.w, &mut g.out);
         g.gateway.on_packet(from, pkt, &gs, &mut env);
         self.gap_done(now, g);
     }
@@ -222,13 +223,7 @@ impl Simulation {
             return;
         }
         g.timer.1 = None;
-        let mut env = GapCtx {
-            now,
-            node: self.w.domains.gateway,
-            packets: &mut self.w.packets,
-            drops: &mut self.w.drops,
-            out: &mut g.out,
-        };
+        let mut env = GapCtx::new(now, &mut self.w, &mut g.out);
         g.gateway.on_timer(&mut env);
         self.gap_done(now, g);
     }

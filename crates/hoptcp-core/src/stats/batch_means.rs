@@ -24,25 +24,19 @@ pub fn t_quantile(confidence: f64, dof: u32) -> f64 {
     let central = |theta: f64| -> f64 {
         let (s, c) = theta.sin_cos();
         let c2 = c * c;
-        if dof % 2 == 1 {
-            let mut sum = 0.0;
-            let mut term = 1.0;
-            let mut k = 1;
-            while k + 2 <= dof {
-                sum += term;
-                term *= c2 * (k + 1) as f64 / (k + 2) as f64;
-                k += 2;
-            }
+        // the same series for odd and even dof, from k = 1 or k = 0
+        let odd = dof % 2 == 1;
+        let mut sum = 0.0;
+        let mut term = 1.0;
+        let mut k = u32::from(odd);
+        while k + 2 <= dof {
+            sum += term;
+            term *= c2 * (k + 1) as f64 / (k + 2) as f64;
+            k += 2;
+        }
+        if odd {
             2.0 / std::f64::consts::PI * (theta + s * c * sum)
         } else {
-            let mut sum = 0.0;
-            let mut term = 1.0;
-            let mut k = 0;
-            while k + 2 <= dof {
-                sum += term;
-                term *= c2 * (k + 1) as f64 / (k + 2) as f64;
-                k += 2;
-            }
             s * sum
         }
     };

@@ -92,29 +92,21 @@ mod tests {
     }
 
     #[test]
-    fn mark_action_marks_ect_and_drops_the_rest() {
-        let mut e = Ecn::Ect;
-        assert_eq!(signal(MarkAction::Mark, &mut e), SignalOutcome::Marked);
-        assert_eq!(e, Ecn::Ce);
-        let mut n = Ecn::NotEct;
-        assert_eq!(signal(MarkAction::Mark, &mut n), SignalOutcome::Dropped);
-        assert_eq!(n, Ecn::NotEct);
-    }
-
-    #[test]
-    fn mark_ect_only_spares_non_ect_packets() {
-        let mut e = Ecn::Ect;
-        assert_eq!(signal(MarkAction::MarkEctOnly, &mut e), SignalOutcome::Marked);
-        assert_eq!(e, Ecn::Ce);
-        let mut n = Ecn::NotEct;
-        assert_eq!(signal(MarkAction::MarkEctOnly, &mut n), SignalOutcome::Passed);
-        assert_eq!(n, Ecn::NotEct);
-    }
-
-    #[test]
-    fn drop_action_drops_even_ect_packets() {
-        let mut e = Ecn::Ect;
-        assert_eq!(signal(MarkAction::Drop, &mut e), SignalOutcome::Dropped);
-        assert_eq!(e, Ecn::Ect, "a dropped packet is not marked");
+    fn each_action_on_ect_and_non_ect_packets() {
+        use MarkAction::{Drop, Mark, MarkEctOnly};
+        use SignalOutcome::{Dropped, Marked, Passed};
+        // (action, codepoint before, outcome, codepoint after)
+        let cases = [
+            (Mark, Ecn::Ect, Marked, Ecn::Ce),
+            (Mark, Ecn::NotEct, Dropped, Ecn::NotEct), // mark drops the rest
+            (MarkEctOnly, Ecn::Ect, Marked, Ecn::Ce),
+            (MarkEctOnly, Ecn::NotEct, Passed, Ecn::NotEct), // spares non-ECT packets
+            (Drop, Ecn::Ect, Dropped, Ecn::Ect),             // a dropped packet is not marked
+        ];
+        for (action, before, outcome, after) in cases {
+            let mut e = before;
+            assert_eq!(signal(action, &mut e), outcome, "{action:?} on {before:?}");
+            assert_eq!(e, after, "{action:?} on {before:?}");
+        }
     }
 }

@@ -92,12 +92,20 @@ impl WindowedMax {
 mod tests {
     use super::*;
 
+    /// Feed (sample, round, best expected after it) in order to a filter of
+    /// a 10-round window.
+    fn feed(steps: &[(f64, u64, f64)]) {
+        let mut f = WindowedMax::new(10);
+        assert_eq!(f.best(), 0.0, "empty");
+        for &(v, t, best) in steps {
+            f.update(v, t);
+            assert_eq!(f.best(), best, "after {v} at round {t}");
+        }
+    }
+
     #[test]
     fn empty_then_first_sample() {
-        let mut f = WindowedMax::new(10);
-        assert_eq!(f.best(), 0.0);
-        f.update(5.0, 0);
-        assert_eq!(f.best(), 5.0);
+        feed(&[(5.0, 0, 5.0)]);
     }
 
     #[test]
@@ -113,53 +121,33 @@ mod tests {
 
     #[test]
     fn larger_sample_takes_over_at_once() {
-        let mut f = WindowedMax::new(10);
-        f.update(5.0, 0);
-        f.update(3.0, 1);
-        assert_eq!(f.best(), 5.0);
-        f.update(7.0, 2);
-        assert_eq!(f.best(), 7.0);
+        feed(&[(5.0, 0, 5.0), (3.0, 1, 5.0), (7.0, 2, 7.0)]);
     }
 
     #[test]
     fn maximum_holds_for_the_window_then_expires() {
         // One high sample at round 0, lower ones every round after it:
         // the maximum holds while round - 0 <= 10 and is gone after.
-        let mut f = WindowedMax::new(10);
-        f.update(10.0, 0);
-        for r in 1..=10 {
-            f.update(4.0, r);
-            assert_eq!(f.best(), 10.0, "round {r}");
-        }
-        f.update(4.0, 11);
-        assert_eq!(f.best(), 4.0);
+        let mut steps = vec![(10.0, 0, 10.0)];
+        steps.extend((1..=10).map(|r| (4.0, r, 10.0)));
+        steps.push((4.0, 11, 4.0));
+        feed(&steps);
     }
 
     #[test]
     fn expiry_falls_back_to_the_best_of_the_later_samples() {
         // 10 at 0, then a decreasing series: when 10 expires the best left
-        // is the largest sample still in the window, not the newest.
-        let mut f = WindowedMax::new(10);
-        f.update(10.0, 0);
-        f.update(8.0, 3);
-        f.update(6.0, 6);
-        f.update(5.0, 9);
-        assert_eq!(f.best(), 10.0);
-        f.update(2.0, 11);
-        assert_eq!(f.best(), 8.0, "8 (round 3) is still within 10 rounds of 11");
-        // Only three samples are kept: 6 (round 6) was not, since the
-        // third best is refreshed only after half a window; the next
-        // expiry falls to 5 (round 9), below the true maximum 6.
-        f.update(2.0, 14);
-        assert_eq!(f.best(), 5.0);
+        // is the largest sample still in the window (8 at round 3 is within
+        // 10 rounds of 11), not the newest. Only three samples are kept: 6
+        // (round 6) was not, since the third best is refreshed only after
+        // half a window; the next expiry falls to 5 (round 9), below the
+        // true maximum 6.
+        feed(&[(10.0, 0, 10.0), (8.0, 3, 10.0), (6.0, 6, 10.0), (5.0, 9, 10.0), (2.0, 11, 8.0), (2.0, 14, 5.0)]);
     }
 
     #[test]
     fn everything_stale_resets_to_the_new_sample() {
-        let mut f = WindowedMax::new(10);
-        f.update(9.0, 0);
-        f.update(1.0, 30);
-        assert_eq!(f.best(), 1.0);
+        feed(&[(9.0, 0, 9.0), (1.0, 30, 1.0)]);
     }
 
     #[test]
