@@ -49,5 +49,43 @@ def bbr_check(seeds: int, directory: str) -> None:
     click.echo(f"wrote {out}")
 
 
+@ns3.command("bbr-wireless")
+@click.option("--seeds", type=click.IntRange(3, 1000), default=20, show_default=True,
+              help="Seeds of each scenario (runs 1..N of each simulator and variant).")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=str(VALIDATION), show_default=True,
+              help="Where bbr-chain7.toml and bbr-cross.toml are; bbr-wireless-results.json is written there.")
+def bbr_wireless(seeds: int, directory: str) -> None:
+    """BBR against NewReno on the 7-hop chain and the cross, in hoptcp and in ns-3.37, as
+    ratios BBR / NewReno per seed; agreement of the two simulators' ratios. Runs finished
+    are kept in .bbr-wireless-partial.jsonl there, so an interrupted run resumes."""
+    from .errors import SpecError
+    from .peers.ns3 import available
+    from .peers.ns3.bbr_wireless import compare
+    from .scenario import Scenario
+
+    if not available():
+        raise SpecError("ns3 bbr-wireless: ns-3 is not installed (Debian: apt-get install libns3-dev)")
+    d = Path(directory)
+    partial = d / ".bbr-wireless-partial.jsonl"
+    result = {name: compare(Scenario.load(d / f"bbr-{name}.toml"), list(range(1, seeds + 1)), partial,
+                            progress=lambda line: click.echo(line, err=True))
+              for name in ("chain7", "cross")}
+    out = d / "bbr-wireless-results.json"
+    out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    partial.unlink()
+    for name, r in result.items():
+        for ratio, v in r["ratios"].items():
+            click.echo(f"{name} {ratio}: ns-3 {_ci(v['ns3'])}, hoptcp {_ci(v['hoptcp'])}; {v['text']}")
+    click.echo(f"wrote {out}")
+
+
+def _ci(v: dict) -> str:
+    if v["mean"] is None:
+        return "n/a"
+    if v["low95"] is None:
+        return f"{v['mean']:.3f} (n = {v['n']})"
+    return f"{v['mean']:.3f} [{v['low95']:.3f}, {v['high95']:.3f}] (n = {v['n']})"
+
+
 def register(group: click.Group) -> None:
     group.add_command(ns3)

@@ -216,3 +216,88 @@ def test_bbr_follows_ns3_point_by_point_on_the_deterministic_path():
     assert dev["rt_prop_s"]["rel"] < 1e-3
     assert dev["pacing_rate_pps_same_gain"]["rel"] < 1e-3
     assert abs(flow["goodput_bps"] - res["flows_bps"][0]) < 1e-3 * res["flows_bps"][0]
+
+
+# --- BBR against NewReno on the wireless stack (hoptcp.peers.ns3.bbr_wireless) ------------
+
+@pytest.mark.core
+def test_the_scenario_programs_variant_follows_tcp_variant_and_others_are_refused_in_one_line():
+    def args(sc: Scenario) -> list[str]:
+        return ns3.scenario_args(sc.resolved(), json.loads(_bridge.plan_json(sc.toml, sc.overrides)))
+
+    sc = Scenario.load(VALIDATION_NS3 / "bbr-chain7.toml")
+    assert "--variant=newreno" in args(sc)
+    assert "--variant=bbr" in args(sc.with_(tcp__variant="bbr"))
+    with pytest.raises(ns3.PeerError) as e:
+        args(sc.with_(tcp__variant="vegas"))
+    assert str(e.value) == ("the ns-3 peer program cannot run this scenario: flows[0].tcp.variant = 'vegas'; "
+                            "it runs newreno or bbr")
+
+
+@needs_ns3
+@pytest.mark.core
+def test_the_scenario_program_runs_a_two_hop_bbr_flow_and_reports_its_estimates():
+    from hoptcp.peers.ns3 import bbr_wireless
+
+    sc = Scenario.load(VALIDATION_NS3 / "bbr-chain7.toml").with_(topology__hops=2, flows__0__dst=2, duration_s=5)
+    proc = subprocess.run(bbr_wireless.ns3_command(sc.with_(tcp__variant="bbr")), capture_output=True, text=True,
+                          check=True)
+    out = ns3.parse_output(proc.stdout)
+    assert out["variant"] == "bbr" and len(out["tcp"]) == 1
+    flow = out["tcp"][0]
+    assert flow["goodput_bps"] > 300_000  # 2 hops carry more than half the 7-hop chain's 290 kb/s
+    # RTprop is the smallest RTT seen, below the smoothed RTT; within 10 s it is the SYN's:
+    # 4 exchanges RTS, CTS, 40-byte segment, ACK (1 Mb/s, 2 Mb/s for the data) of at least
+    # 1.5 ms each without backoff
+    assert 0.006 < flow["rt_prop_mean_s"] < flow["srtt_mean_s"] / 5
+    startup, drain, probe_bw, probe_rtt = flow["bbr_state_s"]
+    assert startup > 0 and probe_bw > 3 and probe_rtt == 0  # no ProbeRTT within 10 s
+    assert 4.9 < sum(flow["bbr_state_s"]) < 5  # from the first ACK to the end
+    newreno = ns3.parse_output(subprocess.run(bbr_wireless.ns3_command(sc), capture_output=True, text=True,
+                                              check=True).stdout)
+    assert newreno["variant"] == "newreno" and "rt_prop_mean_s" not in newreno["tcp"][0]
+    assert newreno["flows_bps"] != out["flows_bps"]
+
+
+def test_ratios_are_bbr_over_newreno_per_seed_and_undefined_where_newreno_has_none():
+    from hoptcp.peers.ns3 import bbr_wireless
+
+    newreno = {"goodput_bps": 200.0, "srtt_mean_s": 0.5, "rt_prop_mean_s": float("nan"), "jain": 0.8,
+               "max_share": 0.0}
+    bbr = {"goodput_bps": 150.0, "srtt_mean_s": 0.25, "rt_prop_mean_s": 0.1, "jain": 1.0, "max_share": 0.5}
+    r = bbr_wireless.ratios(bbr, newreno)
+    assert r["goodput"] == 0.75 and r["srtt"] == 0.5 and r["rt_prop_over_newreno_srtt"] == 0.2
+    assert r["jain"] == 1.25
+    assert r["max_share"] != r["max_share"]  # NaN: nothing to divide by
+
+
+def test_counts_are_pooled_over_seeds_before_the_ratio():
+    from hoptcp.peers.ns3 import bbr_wireless
+
+    # NewReno retransmits nothing in seed 1: its ratio alone is undefined, the pooled one is not
+    runs = {"newreno": {1: {"retransmissions": 0.0}, 2: {"retransmissions": 4.0}},
+            "bbr": {1: {"retransmissions": 6.0}, 2: {"retransmissions": 2.0}}}
+    assert bbr_wireless.pooled_ratio(runs, "retransmissions", [1, 2]) == 2.0
+    assert bbr_wireless.pooled_ratio(runs, "retransmissions", [2, 2]) == 0.5
+    ci = bbr_wireless.pooled_interval95(lambda seeds: bbr_wireless.pooled_ratio(runs, "retransmissions", seeds),
+                                        [1, 2])
+    assert ci["mean"] == 2.0 and ci["low95"] == 0.5  # a resample of seed 1 alone has no ratio
+    assert ci["high95"] == 2.0
+
+
+def test_the_interval_is_the_t_interval_of_the_mean_over_seeds():
+    from hoptcp.peers.ns3 import bbr_wireless
+
+    ci = bbr_wireless.interval95([1.0, 2.0, 3.0, float("nan")])
+    # mean 2, standard error 1/sqrt(3), t(0.975, 2 df) = 4.303
+    assert ci["n"] == 3 and ci["mean"] == 2.0
+    assert ci["high95"] - 2.0 == pytest.approx(4.3027 / 3 ** 0.5, rel=1e-4)
+    assert ci["low95"] == pytest.approx(4.0 - ci["high95"])
+
+
+def test_the_smoothed_rtt_is_time_averaged_from_the_first_sample():
+    from hoptcp.peers.ns3 import bbr_wireless
+
+    # samples 1.0 at t = 0 and 9.0 at t = 1: srtt 1.0 for 1 s, then 1 + 8/8 = 2.0 until t = 3
+    assert bbr_wireless._srtt_mean([0.0, 1.0], [1.0, 9.0], 3.0) == pytest.approx((1.0 + 2 * 2.0) / 3)
+    assert bbr_wireless._share([300.0, 100.0]) == (400.0 ** 2 / (2 * (300.0 ** 2 + 100.0 ** 2)), 0.75)

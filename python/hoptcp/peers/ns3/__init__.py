@@ -3,19 +3,21 @@ first use against the system's ns-3 (found with ``pkg-config``; Debian: ``apt-ge
 install libns3-dev``) into hoptcp's cache directory, one build per source, ns-3
 version and compiler. It runs a hoptcp scenario with static routes: the nodes at
 hoptcp's positions, each flow along hoptcp's path (from the core's plan), bulk TCP
-and CBR UDP flows.
+(NewReno, or BBR as ns-3.37's ``TcpBbr`` paced at the sender) and CBR UDP flows.
 
 The program stands for ns-2.35's model as far as ns-3 allows (``ns2_like.h``):
 two-ray ground, ns-2's transmit power, frames decoded above the power at the scenario's
 reception range (preamble detection) and sensed above the power at its carrier-sense
 range (``RxSensitivity`` and energy detection), 802.11b DSSS at the scenario's data and
 basic rates, RTS/CTS before every frame, ns-2's retry limits and 50-packet interface
-queue, static routes, TCP NewReno without SACK or timestamps, one ACK per segment. What
+queue, static routes, TCP without SACK or timestamps, one ACK per segment. What
 still differs from ns-2.35 (and hoptcp's ns2 profile): ns-3 decides reception on the
 signal to interference-plus-noise ratio with an error model (ns-2: a capture ratio
 between two frames), waits no EIFS after a frame it only sensed, adds an 8-byte LLC/SNAP
-header, and the maximum window is the sender's buffer (ns-2: a cap on the congestion
-window); docs/performance.md lists the rest and the goodputs measured.
+header, gives no frame up for unanswered RTSs (it checks RTS/CTS-protected frames
+against the long retry limit, which only unacknowledged data frames raise), and the maximum
+window is the sender's buffer (ns-2: a cap on the congestion window); docs/performance.md
+lists the rest and the goodputs measured.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-wifi", "ns3-mobility"
 PROGRAM = "static"
 #: the wired-only program (``wired.cc``: point-to-point links, NewReno or BBR; :mod:`.bbr_check`)
 WIRED = "wired"
+#: the headers the programs include (part of each build's identity)
+HEADERS = ("ns2_like.h", "peer_apps.h", "tcp_probe.h")
 #: ``HOPTCP_NS3_CACHE`` overrides where built programs are kept
 CACHE_ENV = "HOPTCP_NS3_CACHE"
 
@@ -110,7 +114,7 @@ def build(program: str = PROGRAM) -> Path:
     src = _source_dir()
     flags = _flags()
     digest = hashlib.sha256()
-    for part in [ver, cxx, *flags, *((src / h).read_text() for h in ("ns2_like.h", "peer_apps.h")),
+    for part in [ver, cxx, *flags, *((src / h).read_text() for h in HEADERS),
                  (src / f"{program}.cc").read_text()]:
         digest.update(part.encode() + b"\0")
     target = cache_dir() / f"{program}-ns{ver}-{digest.hexdigest()[:16]}"
@@ -141,7 +145,9 @@ _FIXED = (("routing.protocol", "static", "static routes"), ("radio.standard", "d
           ("mac.short_retry_limit", 7, "ns-2's short retry limit 7"), ("mac.long_retry_limit", 4, "ns-2's long retry limit 4"),
           ("mac.cw_min", 31, "802.11b's CWmin 31"), ("mac.cw_max", 1023, "802.11b's CWmax 1023"))
 #: per-flow TCP keys the program takes (one value for every TCP flow)
-_TCP = ("payload_bytes", "max_window", "initial_window", "initial_ssthresh", "min_rto_s")
+_TCP = ("variant", "payload_bytes", "max_window", "initial_window", "initial_ssthresh", "min_rto_s")
+#: the congestion controls the program runs (ns-3's TcpNewReno, TcpBbr)
+_VARIANTS = ("newreno", "bbr")
 
 
 def scenario_args(resolved: Mapping[str, Any], plan: Mapping[str, Any]) -> list[str]:
@@ -163,8 +169,11 @@ def scenario_args(resolved: Mapping[str, Any], plan: Mapping[str, Any]) -> list[
         key = f"flows[{i}]"
         if f["transport"] == "tcp" and f["app"] == "ftp":
             settings = {k: f["tcp"][k] for k in _TCP}
-            if f["tcp"]["variant"] != "newreno" or f["tcp"]["delayed_ack"] or f["tcp"]["ecn"]:
-                raise _unsupported(f"{key}.tcp", f["tcp"], "TCP NewReno, one ACK per segment, no ECN")
+            t = f["tcp"]
+            if t["variant"] not in _VARIANTS:
+                raise _unsupported(f"{key}.tcp.variant", t["variant"], " or ".join(_VARIANTS))
+            if t["delayed_ack"] or t["ecn"] or t.get("sack"):
+                raise _unsupported(f"{key}.tcp", t, "one ACK per segment, no ECN, no SACK")
             if tcp is not None and settings != tcp:
                 raise _unsupported(f"{key}.tcp", settings, f"one TCP setting for every flow ({tcp})")
             tcp = settings
@@ -188,7 +197,7 @@ def scenario_args(resolved: Mapping[str, Any], plan: Mapping[str, Any]) -> list[
             f"--basicMbps={radio['basic_rate_mbps']}", f"--queue={mac['queue_limit']}",
             f"--duration={resolved['duration_s']}", f"--seed={resolved['seed']}"]
     if tcp is not None:
-        args += [f"--payload={tcp['payload_bytes']}", f"--maxWindow={tcp['max_window']}",
+        args += [f"--variant={tcp['variant']}", f"--payload={tcp['payload_bytes']}", f"--maxWindow={tcp['max_window']}",
                  f"--initialWindow={tcp['initial_window']}", f"--initialSsthresh={tcp['initial_ssthresh']}",
                  f"--minRto={tcp['min_rto_s']}"]
     return args

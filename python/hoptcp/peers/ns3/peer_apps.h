@@ -1,5 +1,5 @@
-// Pieces the peer programs share (static.cc, wired.cc): splitting list arguments, and a
-// constant-bit-rate UDP source.
+// Pieces the peer programs share (static.cc, wired.cc): splitting list arguments, a
+// constant-bit-rate UDP source, and a bulk TCP source with its own congestion control.
 #ifndef HOPTCP_PEER_APPS_H
 #define HOPTCP_PEER_APPS_H
 
@@ -8,6 +8,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -74,6 +75,53 @@ class CbrSource : public Application
     Ptr<Socket> m_socket;
     Ptr<UniformRandomVariable> m_gap;
     EventId m_next;
+};
+
+// Bulk data: keeps the socket's send buffer full, a segment per write (so no sample is
+// application-limited), with the congestion control it is given; `onSocket` sees the
+// socket once it exists (at the application's start).
+class BulkTcp : public Application
+{
+  public:
+    void Setup(Address to, uint32_t segment, Ptr<TcpCongestionOps> cc,
+               std::function<void(Ptr<TcpSocketBase>)> onSocket = nullptr)
+    {
+        m_to = to;
+        m_segment = segment;
+        m_cc = cc;
+        m_onSocket = onSocket;
+    }
+    Ptr<TcpSocketBase> Socket() const { return m_socket; }
+
+  private:
+    void StartApplication() override
+    {
+        m_socket = DynamicCast<TcpSocketBase>(ns3::Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId()));
+        m_socket->SetCongestionControlAlgorithm(m_cc);
+        if (m_onSocket)
+        {
+            m_onSocket(m_socket);
+        }
+        m_socket->SetConnectCallback(MakeCallback(&BulkTcp::Connected, this),
+                                     MakeNullCallback<void, Ptr<ns3::Socket>>());
+        m_socket->SetSendCallback(MakeCallback(&BulkTcp::Fill, this));
+        m_socket->Connect(m_to);
+    }
+    void StopApplication() override {}
+    void Connected(Ptr<ns3::Socket> s) { Fill(s, s->GetTxAvailable()); }
+    void Fill(Ptr<ns3::Socket> s, uint32_t)
+    {
+        while (s->GetTxAvailable() >= m_segment)
+        {
+            s->Send(Create<Packet>(m_segment));
+        }
+    }
+
+    Address m_to;
+    uint32_t m_segment = 1460;
+    Ptr<TcpCongestionOps> m_cc;
+    std::function<void(Ptr<TcpSocketBase>)> m_onSocket;
+    Ptr<TcpSocketBase> m_socket;
 };
 
 

@@ -1,10 +1,14 @@
 // hoptcp's peer scenario in ns-3: nodes at given positions, static routes, bulk TCP and
-// CBR UDP flows, on ns2_like.h's radio. Python (hoptcp.peers.ns3) writes the arguments
-// from a hoptcp scenario. Prints one JSON line: each flow's goodput (payload bytes its
-// sink received, times 8, over the time from the flow's start to the end) and their sum.
+// CBR UDP flows, on ns2_like.h's radio. TCP is NewReno or BBR (ns-3.37's TcpBbr, paced),
+// the same for every flow. Python (hoptcp.peers.ns3) writes the arguments from a hoptcp
+// scenario. Prints one JSON line: each flow's goodput (payload bytes its sink received,
+// times 8, over the time from the flow's start to the end) and their sum; per TCP flow
+// its retransmissions, RTT and (BBR) estimates (tcp_probe.h); the MAC's drops, by reason.
 #include "ns2_like.h"
 #include "peer_apps.h"
+#include "tcp_probe.h"
 
+#include <memory>
 #include <sstream>
 
 using namespace ns3;
@@ -23,6 +27,7 @@ main(int argc, char* argv[])
     uint32_t initialSsthresh = 20;
     double minRto = 0.2;
     uint32_t seed = 1;
+    std::string variant = "newreno";
     Radio radio;
     CommandLine cmd(__FILE__);
     cmd.AddValue("positions", "node positions, x,y in metres, semicolon-separated", positions);
@@ -32,6 +37,7 @@ main(int argc, char* argv[])
     cmd.AddValue("maxWindow", "maximum window (segments)", maxWindow);
     cmd.AddValue("initialWindow", "initial congestion window (segments)", initialWindow);
     cmd.AddValue("initialSsthresh", "initial slow-start threshold (segments)", initialSsthresh);
+    cmd.AddValue("variant", "TCP congestion control: newreno or bbr", variant);
     cmd.AddValue("minRto", "lower bound of the retransmission timeout (s)", minRto);
     cmd.AddValue("txPowerW", "transmit power (W)", radio.txPowerW);
     cmd.AddValue("antennaHeight", "antenna height (m)", radio.antennaHeightM);
@@ -45,7 +51,13 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run number of ns-3's random streams", seed);
     cmd.Parse(argc, argv);
     RngSeedManager::SetRun(seed);
+    if (variant != "bbr" && variant != "newreno")
+    {
+        std::fprintf(stderr, "--variant: %s: newreno or bbr\n", variant.c_str());
+        return 2;
+    }
     TcpLikeNs2(payload, maxWindow, initialWindow, initialSsthresh, minRto);
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(variant == "bbr"));
 
     std::vector<Vector> at;
     for (const std::string& p : Split(positions, ';'))
@@ -73,10 +85,37 @@ main(int argc, char* argv[])
         Route(nodes, ifaces, id("--routes", v.at(0)), id("--routes", v.at(1)), id("--routes", v.at(2)));
     }
 
+    // Drops over every node: frames the MAC gave up after its retry limits (RTS or data,
+    // ns-2's "RET" drops), and packets its full queue refused (ns-2's "IFQ"; ns-3.37 fires
+    // none of its drop traces for those here, so they are the packets IP sent that never
+    // entered a MAC queue). Failed RTSs are counted too: ns-3.37 checks an RTS/CTS-protected
+    // frame against the long retry limit, which only unacknowledged data frames raise, so
+    // unanswered RTSs alone never make it give a frame up.
+    static uint64_t rtsDrops = 0, dataDrops = 0, fromIp = 0, queued = 0, rtsFailed = 0;
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(devices.Get(i));
+        Ptr<WifiRemoteStationManager> rsm = dev->GetRemoteStationManager();
+        const bool ok =
+            rsm->TraceConnectWithoutContext("MacTxFinalRtsFailed", MakeCallback(+[](Mac48Address) { ++rtsDrops; })) &&
+            rsm->TraceConnectWithoutContext("MacTxFinalDataFailed", MakeCallback(+[](Mac48Address) { ++dataDrops; })) &&
+            rsm->TraceConnectWithoutContext("MacTxRtsFailed", MakeCallback(+[](Mac48Address) { ++rtsFailed; })) &&
+            nodes.Get(i)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+                "Tx", MakeCallback(+[](Ptr<const Packet>, Ptr<Ipv4>, uint32_t) { ++fromIp; })) &&
+            dev->GetMac()->GetTxop()->GetWifiMacQueue()->TraceConnectWithoutContext(
+                "Enqueue", MakeCallback(+[](Ptr<const WifiMpdu>) { ++queued; }));
+        if (!ok)
+        {
+            std::fprintf(stderr, "the wifi device lacks a trace source the drop counts need\n");
+            return 2;
+        }
+    }
+
     struct Flow
     {
         Ptr<PacketSink> sink;
         double startS;
+        std::unique_ptr<FlowProbe> probe;  // TCP flows
     };
     std::vector<Flow> sinks;
     uint16_t port = 9;
@@ -93,36 +132,60 @@ main(int argc, char* argv[])
             PacketSinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), port)).Install(nodes.Get(dst));
         sinkApp.Start(Seconds(0));
         Address to = InetSocketAddress(ifaces.GetAddress(dst), port);
-        ApplicationContainer sourceApp;
+        Ptr<Application> app;
+        std::unique_ptr<FlowProbe> probe;
         if (tcp)
         {
-            BulkSendHelper source(factory, to);
-            source.SetAttribute("MaxBytes", UintegerValue(0));
-            source.SetAttribute("SendSize", UintegerValue(payload));
-            sourceApp = source.Install(nodes.Get(src));
+            Ptr<TcpCongestionOps> cc;
+            probe = std::make_unique<FlowProbe>();
+            probe->segment = payload;
+            if (variant == "bbr")
+            {
+                probe->bbr = CreateObject<TcpBbr>();
+                cc = probe->bbr;
+            }
+            else
+            {
+                cc = CreateObject<TcpNewReno>();
+            }
+            Ptr<BulkTcp> bulk = CreateObject<BulkTcp>();
+            FlowProbe* p = probe.get();
+            bulk->Setup(to, payload, cc, [p](Ptr<TcpSocketBase> s) { p->Attach(s); });
+            app = bulk;
         }
         else
         {
             Ptr<CbrSource> cbr = CreateObject<CbrSource>();
             cbr->Setup(to, std::stoul(v.at(5)), std::stod(v.at(4)), std::stod(v.at(6)));
-            nodes.Get(src)->AddApplication(cbr);
-            sourceApp.Add(cbr);
+            app = cbr;
         }
-        sourceApp.Start(Seconds(start));
-        sinks.push_back({DynamicCast<PacketSink>(sinkApp.Get(0)), start});
+        nodes.Get(src)->AddApplication(app);
+        app->SetStartTime(Seconds(start));
+        sinks.push_back({DynamicCast<PacketSink>(sinkApp.Get(0)), start, std::move(probe)});
     }
 
     Simulator::Stop(Seconds(radio.durationS));
     Simulator::Run();
     double total = 0;
     std::string each;
+    std::string tcpFlows;
     for (const Flow& f : sinks)
     {
         const double bps = f.sink->GetTotalRx() * 8.0 / (radio.durationS - f.startS);
         total += bps;
         each += (each.empty() ? "" : ", ") + std::to_string(bps);
+        if (f.probe)
+        {
+            tcpFlows += std::string(tcpFlows.empty() ? "" : ", ") + "{\"goodput_bps\": " + Json(bps) + ", " +
+                        f.probe->Report(radio.durationS) + "}";
+        }
     }
-    std::printf("{\"goodput_bps\": %.3f, \"flows_bps\": [%s], \"nodes\": %zu}\n", total, each.c_str(), at.size());
+    std::printf("{\"goodput_bps\": %.3f, \"flows_bps\": [%s], \"nodes\": %zu, \"variant\": \"%s\", \"tcp\": [%s], "
+                "\"drops\": {\"mac_rts_retry\": %llu, \"mac_data_retry\": %llu, \"queue_overflow\": %llu}, "
+                "\"rts_failures\": %llu}\n",
+                total, each.c_str(), at.size(), variant.c_str(), tcpFlows.c_str(),
+                (unsigned long long)rtsDrops, (unsigned long long)dataDrops, (unsigned long long)(fromIp - queued),
+                (unsigned long long)rtsFailed);
     Simulator::Destroy();
     return 0;
 }

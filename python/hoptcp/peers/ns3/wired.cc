@@ -19,9 +19,9 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
-#include "ns3/tcp-bbr.h"
 #include "ns3/traffic-control-module.h"
 #include "peer_apps.h"
+#include "tcp_probe.h"
 
 #include <cstdio>
 #include <fstream>
@@ -31,61 +31,8 @@
 using namespace ns3;
 using namespace hoptcp_peer;
 
-namespace ns3
-{
-// TcpBbr keeps its model private and names this class its friend (for ns-3's own tests);
-// the trace reads BtlBw, RTprop and the state through it, and changes nothing.
-class TcpBbrCheckGainValuesTest
-{
-  public:
-    static uint32_t State(const TcpBbr& b) { return b.m_state; }
-    static double BtlBwBps(const TcpBbr& b) { return b.m_maxBwFilter.GetBest().GetBitRate(); }
-    static Time RtProp(const TcpBbr& b) { return b.m_rtProp; }
-    static double PacingGain(const TcpBbr& b) { return b.m_pacingGain; }
-    static uint32_t CycleIndex(const TcpBbr& b) { return b.m_cycleIndex; }
-};
-}  // namespace ns3
-
 namespace
 {
-
-// Bulk data: keeps the socket's send buffer full, a segment per write.
-class BulkTcp : public Application
-{
-  public:
-    void Setup(Address to, uint32_t segment, Ptr<TcpCongestionOps> cc)
-    {
-        m_to = to;
-        m_segment = segment;
-        m_cc = cc;
-    }
-    Ptr<TcpSocketBase> Socket() const { return m_socket; }
-
-  private:
-    void StartApplication() override
-    {
-        m_socket = DynamicCast<TcpSocketBase>(ns3::Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId()));
-        m_socket->SetCongestionControlAlgorithm(m_cc);
-        m_socket->SetConnectCallback(MakeCallback(&BulkTcp::Connected, this),
-                                     MakeNullCallback<void, Ptr<ns3::Socket>>());
-        m_socket->SetSendCallback(MakeCallback(&BulkTcp::Fill, this));
-        m_socket->Connect(m_to);
-    }
-    void StopApplication() override {}
-    void Connected(Ptr<ns3::Socket> s) { Fill(s, s->GetTxAvailable()); }
-    void Fill(Ptr<ns3::Socket> s, uint32_t)
-    {
-        while (s->GetTxAvailable() >= m_segment)
-        {
-            s->Send(Create<Packet>(m_segment));
-        }
-    }
-
-    Address m_to;
-    uint32_t m_segment = 1460;
-    Ptr<TcpCongestionOps> m_cc;
-    Ptr<TcpSocketBase> m_socket;
-};
 
 // The BBR trace: one row after each ACK the sender processes.
 struct BbrTrace
