@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -19,21 +20,34 @@ def ns3() -> None:
     """Checks against ns-3.37 (Debian: apt-get install libns3-dev)."""
 
 
+def _seeds_and_dir(seeds: int, seeds_help: str, dir_help: str) -> Callable[[Callable[..., None]], Any]:
+    """A check's --seeds and --dir options."""
+    def wrap(f: Callable[..., None]) -> Any:
+        f = click.option("--dir", "directory", type=click.Path(file_okay=False), default=str(VALIDATION),
+                         show_default=True, help=dir_help)(f)
+        return click.option("--seeds", type=click.IntRange(3, 1000), default=seeds, show_default=True,
+                            help=seeds_help)(f)
+    return wrap
+
+
+def _need_ns3(command: str) -> None:
+    from .errors import SpecError
+    from .peers.ns3 import available
+
+    if not available():
+        raise SpecError(f"ns3 {command}: ns-3 is not installed (Debian: apt-get install libns3-dev)")
+
+
 @ns3.command("bbr-check")
-@click.option("--seeds", type=click.IntRange(3, 1000), default=30, show_default=True,
-              help="Seeds of the agreement test (runs 1..N of each simulator).")
-@click.option("--dir", "directory", type=click.Path(file_okay=False), default=str(VALIDATION), show_default=True,
-              help="Where bbr-wired.toml and bbr-wired-cross.toml are; bbr-results.json is written there.")
+@_seeds_and_dir(30, "Seeds of the agreement test (runs 1..N of each simulator).",
+                "Where bbr-wired.toml and bbr-wired-cross.toml are; bbr-results.json is written there.")
 def bbr_check(seeds: int, directory: str) -> None:
     """BBR against ns-3.37's TcpBbr on a wired path: trajectories point by point on the
     deterministic path, then agreement over seeds with random cross traffic."""
-    from .errors import SpecError
-    from .peers.ns3 import available
     from .peers.ns3.bbr_check import check
     from .scenario import Scenario
 
-    if not available():
-        raise SpecError("ns3 bbr-check: ns-3 is not installed (Debian: apt-get install libns3-dev)")
+    _need_ns3("bbr-check")
     d = Path(directory)
     result = check(Scenario.load(d / "bbr-wired.toml"), Scenario.load(d / "bbr-wired-cross.toml"),
                    list(range(1, seeds + 1)))
@@ -50,21 +64,16 @@ def bbr_check(seeds: int, directory: str) -> None:
 
 
 @ns3.command("bbr-wireless")
-@click.option("--seeds", type=click.IntRange(3, 1000), default=20, show_default=True,
-              help="Seeds of each scenario (runs 1..N of each simulator and variant).")
-@click.option("--dir", "directory", type=click.Path(file_okay=False), default=str(VALIDATION), show_default=True,
-              help="Where bbr-chain7.toml and bbr-cross.toml are; bbr-wireless-results.json is written there.")
+@_seeds_and_dir(20, "Seeds of each scenario (runs 1..N of each simulator and variant).",
+                "Where bbr-chain7.toml and bbr-cross.toml are; bbr-wireless-results.json is written there.")
 def bbr_wireless(seeds: int, directory: str) -> None:
     """BBR against NewReno on the 7-hop chain and the cross, in hoptcp and in ns-3.37, as
     ratios BBR / NewReno per seed; agreement of the two simulators' ratios. Runs finished
     are kept in .bbr-wireless-partial.jsonl there, so an interrupted run resumes."""
-    from .errors import SpecError
-    from .peers.ns3 import available
     from .peers.ns3.bbr_wireless import compare
     from .scenario import Scenario
 
-    if not available():
-        raise SpecError("ns3 bbr-wireless: ns-3 is not installed (Debian: apt-get install libns3-dev)")
+    _need_ns3("bbr-wireless")
     d = Path(directory)
     partial = d / ".bbr-wireless-partial.jsonl"
     result = {name: compare(Scenario.load(d / f"bbr-{name}.toml"), list(range(1, seeds + 1)), partial,

@@ -214,7 +214,7 @@ def compare(scenario: Any, seeds: Sequence[int], partial: Path | None = None,
         ag = tost(a, b, margin_for(None, ci["hoptcp"]["mean"]) if not math.isnan(ci["hoptcp"]["mean"]) else 0.0)
         summary[name] = {**ci, "verdict": ag.verdict, "text": ag.text}
     for name in POOLED:
-        value = {sim: (lambda ss, r=runs[sim]: pooled_ratio(r, name, ss)) for sim in runners}
+        value = {sim: (lambda ss, r=runs[sim], m=name: pooled_ratio(r, m, ss)) for sim in runners}
         ci = {sim: pooled_interval95(value[sim], seeds) for sim in runners}
         margin = margin_for(None, ci["hoptcp"]["mean"]) if not math.isnan(ci["hoptcp"]["mean"]) else 0.0
         ag = bootstrap(seeds, seeds, value["ns3"], value["hoptcp"], margin)

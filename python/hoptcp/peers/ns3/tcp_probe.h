@@ -64,6 +64,41 @@ struct TimeMean
     }
 };
 
+// Seconds in each of BBR's states (Startup, Drain, ProbeBW, ProbeRTT), from the first
+// reading to the end.
+struct BbrStateClock
+{
+    double inState[4] = {0, 0, 0, 0};
+    uint32_t state = 0;
+    double since = -1;
+
+    bool Started() const { return since >= 0; }
+    void Read(double now, uint32_t st)
+    {
+        if (since < 0 || st != state)
+        {
+            if (since >= 0)
+            {
+                inState[state] += now - since;  // once per stay, as the totals were always summed
+            }
+            since = now;
+            state = st;
+        }
+    }
+    // The four totals as a JSON list, the last state counted to `end`.
+    std::string Json(double end)
+    {
+        inState[state] += end - since;
+        since = end;
+        std::string out = "[";
+        for (int i = 0; i < 4; ++i)
+        {
+            out += (i ? ", " : "") + std::to_string(inState[i]);
+        }
+        return out + "]";
+    }
+};
+
 inline std::string
 Json(double x)
 {
@@ -91,9 +126,7 @@ struct FlowProbe
     TimeMean srttMean;
     TimeMean rtPropMean;
     TimeMean btlBwMean;
-    double inState[4] = {0, 0, 0, 0};
-    uint32_t state = 0;
-    double stateSince = -1;
+    BbrStateClock states;
     bool sentData = false;
     SequenceNumber32 highestSent{0};
 
@@ -144,18 +177,7 @@ struct FlowProbe
     {
         using B = ns3::TcpBbrCheckGainValuesTest;
         const double now = Simulator::Now().GetSeconds();
-        const uint32_t st = B::State(*bbr);
-        if (stateSince < 0)
-        {
-            stateSince = now;
-            state = st;
-        }
-        if (st != state)
-        {
-            inState[state] += now - stateSince;
-            stateSince = now;
-            state = st;
-        }
+        states.Read(now, B::State(*bbr));
         const Time rt = B::RtProp(*bbr);
         if (rt != Time::Max())
         {
@@ -171,15 +193,9 @@ struct FlowProbe
                           ", \"rtt_samples\": " + std::to_string(rttSamples) + ", \"srtt_mean_s\": " + Json(srttMean.Mean(end));
         if (bbr)
         {
-            if (stateSince >= 0)
-            {
-                inState[state] += end - stateSince;
-                stateSince = end;
-            }
             out += ", \"rt_prop_mean_s\": " + Json(rtPropMean.Mean(end)) +
-                   ", \"btl_bw_mean_pps\": " + Json(btlBwMean.Mean(end)) + ", \"bbr_state_s\": [" +
-                   Json(inState[0]) + ", " + Json(inState[1]) + ", " + Json(inState[2]) + ", " +
-                   Json(inState[3]) + "]";
+                   ", \"btl_bw_mean_pps\": " + Json(btlBwMean.Mean(end)) +
+                   ", \"bbr_state_s\": " + (states.Started() ? states.Json(end) : "[]");
         }
         return out;
     }

@@ -42,28 +42,14 @@ struct BbrTrace
     uint32_t segment = 1460;
     double pacingBps = 0;
     uint32_t cwndBytes = 0;
-    double stateSince = 0;
-    uint32_t lastState = 0;
-    double inState[4] = {0, 0, 0, 0};
-    bool started = false;
+    BbrStateClock states;
 
     void Row()
     {
         using B = ns3::TcpBbrCheckGainValuesTest;
         const double now = Simulator::Now().GetSeconds();
         const uint32_t st = B::State(*bbr);
-        if (!started)
-        {
-            started = true;
-            stateSince = now;
-            lastState = st;
-        }
-        if (st != lastState)
-        {
-            inState[lastState] += now - stateSince;
-            stateSince = now;
-            lastState = st;
-        }
+        states.Read(now, st);
         const Time rt = B::RtProp(*bbr);
         char line[256];
         std::snprintf(line, sizeof line, "%.9f,%u,%.6f,%.9f,%.6f,%.6f,%.6f,%u\n", now, st,
@@ -255,16 +241,8 @@ main(int argc, char* argv[])
         total += bps;
         each += (each.empty() ? "" : ", ") + std::to_string(bps);
     }
-    std::string states;
-    if (traced && trace.started)
-    {
-        trace.inState[trace.lastState] += duration - trace.stateSince;
-        for (int i = 0; i < 4; ++i)
-        {
-            states += (i ? ", " : "") + std::to_string(trace.inState[i]);
-        }
-    }
-    std::printf("{\"goodput_bps\": %.3f, \"flows_bps\": [%s], \"bbr_state_s\": [%s]}\n", total, each.c_str(),
+    const std::string states = traced && trace.states.Started() ? trace.states.Json(duration) : "[]";
+    std::printf("{\"goodput_bps\": %.3f, \"flows_bps\": [%s], \"bbr_state_s\": %s}\n", total, each.c_str(),
                 states.c_str());
     Simulator::Destroy();
     return 0;
