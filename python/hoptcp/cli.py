@@ -298,12 +298,15 @@ def _print_run(raw: dict[str, Any], sc: Any, pcap: str | None, pcap_node: int | 
 
 def _print_wired(con: Any, wired: dict[str, Any]) -> None:
     """Wired links (both directions) and TCP-GAP's gateway flows."""
-    rows = []
+    rows, idle = [], 0
     for link in wired.get("links") or []:
         for a, b, d in ((link["a"], link["b"], link["a_to_b"]), (link["b"], link["a"], link["b_to_a"])):
+            if not d["packets_sent"] and not d["drops"]:
+                idle += 1  # as the node table lists only active nodes: thousands of idle links say nothing
+                continue
             rows.append([f"{a} → {b}", _fmt(link["bandwidth_bps"] / 1e6), _fmt(link["delay_s"] * 1e3),
                          d["packets_sent"], d["drops"], d["queue_max"], _fmt(d["busy_s"])])
-    con.print(_table(f"Wired links (gateway {wired.get('gateway')})",
+    con.print(_table(f"Wired links (gateway {wired.get('gateway')})" + (f", {idle} idle directions not shown" if idle else ""),
                      ["link", "Mb/s", "delay ms", "packets", "drops", "queue max", "busy s"], rows, right_from=1))
     gap = wired.get("tcp_gap")
     if gap:

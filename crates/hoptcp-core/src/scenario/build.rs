@@ -304,7 +304,9 @@ pub fn build(sc: &Resolved) -> Result<Plan, ScenarioError> {
     let links = |u: u32| channel.links_of(u).collect::<Vec<u32>>();
     let wired = sc.wired.get().map(|w| {
         let links: Vec<_> = w.links.iter().map(|l| (l.a, l.b, l.params())).collect();
-        WiredNet::new(n, w.nodes, w.gateway, &links)
+        // routes towards the gateway and the flows' wired ends only
+        let ends: Vec<u32> = sc.flows.iter().flat_map(|f| [f.src, f.dst]).collect();
+        WiredNet::new(n, w.nodes, w.gateway, &links, &ends)
     });
     let n_all = n + wired.as_ref().map_or(0, |w| w.count);
     let end = from_secs(sc.duration_s);

@@ -437,7 +437,7 @@ fn resolve_wired(w: &mut WiredSpec, topo: &TopologySpec, n_wireless: u32) -> R<(
             (l.a, l.b, p)
         })
         .collect();
-    let net = crate::wired::WiredNet::new(first, nodes, gateway, &params);
+    let net = crate::wired::WiredNet::new(first, nodes, gateway, &params, &[]);
     if let Some(&v) = net.unreachable().first() {
         return Err(ScenarioError::value(
             "wired.links",

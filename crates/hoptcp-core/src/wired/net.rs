@@ -9,7 +9,9 @@
 
 use super::link::{DuplexLink, LinkParams};
 
-/// The wired links and the first-hop table of every route over them.
+/// The wired links and the first-hop tables of the routes over them, one
+/// table per destination that can carry traffic (the gateway and the wired
+/// ends of flows): all-pairs tables would cost n² (17 GB at 65,536 nodes).
 #[derive(Clone, Debug)]
 pub struct WiredNet {
     /// First wired node id (= number of wireless nodes).
@@ -17,26 +19,26 @@ pub struct WiredNet {
     pub count: u32,
     pub gateway: u32,
     pub links: Vec<DuplexLink>,
-    /// `next[from * size + to]`: the link of the first hop from local node
-    /// `from` towards local node `to` (`u32::MAX`: none or itself).
-    next: Vec<u32>,
-    size: usize,
+    /// `next[to][from]`: the link of the first hop from local node `from`
+    /// towards local node `to` (`u32::MAX`: none or itself); `None` for a
+    /// destination no traffic goes to.
+    next: Vec<Option<Vec<u32>>>,
 }
 
 impl WiredNet {
-    /// The wired domain from its links `(a, b, params)`; node ids must be the
-    /// gateway or wired ids (checked by the scenario). Ties between equal
-    /// routes are broken by visiting neighbours in link order, so every run
-    /// routes the same way.
-    pub fn new(first: u32, count: u32, gateway: u32, links: &[(u32, u32, LinkParams)]) -> Self {
+    /// The wired domain from its links `(a, b, params)` with routes towards
+    /// the gateway and `targets` (wired ids; others are ignored); node ids
+    /// must be the gateway or wired ids (checked by the scenario). Ties
+    /// between equal routes are broken by visiting neighbours in link order,
+    /// so every run routes the same way.
+    pub fn new(first: u32, count: u32, gateway: u32, links: &[(u32, u32, LinkParams)], targets: &[u32]) -> Self {
         let size = count as usize + 1;
         let mut net = WiredNet {
             first,
             count,
             gateway,
             links: links.iter().map(|&(a, b, p)| DuplexLink::new(a, b, p)).collect(),
-            next: vec![u32::MAX; size * size],
-            size,
+            next: vec![None; size],
         };
         let mut adj: Vec<Vec<(usize, u32)>> = vec![Vec::new(); size];
         for (i, &(a, b, _)) in links.iter().enumerate() {
@@ -44,9 +46,17 @@ impl WiredNet {
             adj[la].push((lb, i as u32));
             adj[lb].push((la, i as u32));
         }
-        // Breadth-first from every target: a node's BFS parent link is its
-        // first hop towards the target.
-        for to in 0..size {
+        let wanted: Vec<usize> = std::iter::once(gateway)
+            .chain(targets.iter().copied().filter(|&t| t >= first && t < first + count))
+            .map(|t| net.local(t))
+            .collect();
+        for to in wanted {
+            if net.next[to].is_some() {
+                continue;
+            }
+            // Breadth-first from the target: a node's BFS parent link is its
+            // first hop towards the target.
+            let mut first_hop = vec![u32::MAX; size];
             let mut seen = vec![false; size];
             seen[to] = true;
             let mut q = std::collections::VecDeque::from([to]);
@@ -54,11 +64,12 @@ impl WiredNet {
                 for &(v, l) in &adj[u] {
                     if !seen[v] {
                         seen[v] = true;
-                        net.next[v * size + to] = l;
+                        first_hop[v] = l;
                         q.push_back(v);
                     }
                 }
             }
+            net.next[to] = Some(first_hop);
         }
         net
     }
@@ -77,10 +88,11 @@ impl WiredNet {
     }
 
     /// The link of the first hop from `from` towards `to` (each the gateway
-    /// or a wired node), if they are connected and distinct.
+    /// or a wired node), if they are connected and distinct and `to` is a
+    /// destination the network was built with.
     #[inline]
     pub fn next_link(&self, from: u32, to: u32) -> Option<u32> {
-        let l = self.next[self.local(from) * self.size + self.local(to)];
+        let l = self.next[self.local(to)].as_ref()?[self.local(from)];
         (l != u32::MAX).then_some(l)
     }
 
@@ -116,7 +128,7 @@ mod tests {
         // Gateway 3 (wireless nodes 0..=3), wired 4, 5, 6, 7:
         // 3 - 4 - 5 - 7 and 3 - 6 - 7 (shorter), plus a spur 4 - 6.
         let links = [(3, 4, p()), (4, 5, p()), (5, 7, p()), (3, 6, p()), (6, 7, p()), (4, 6, p())];
-        let w = WiredNet::new(4, 4, 3, &links);
+        let w = WiredNet::new(4, 4, 3, &links, &[4, 5, 6, 7]);
         assert_eq!(w.path(3, 7), Some(vec![3, 6, 7]));
         assert_eq!(w.path(7, 3), Some(vec![7, 6, 3]));
         assert_eq!(w.path(5, 3), Some(vec![5, 4, 3]));
@@ -132,9 +144,32 @@ mod tests {
 
     #[test]
     fn disconnected_nodes_are_reported() {
-        let w = WiredNet::new(2, 3, 1, &[(1, 2, p()), (3, 4, p())]);
+        let w = WiredNet::new(2, 3, 1, &[(1, 2, p()), (3, 4, p())], &[4]);
         assert_eq!(w.unreachable(), vec![3, 4]);
         assert_eq!(w.path(1, 4), None);
         assert_eq!(w.path(3, 4), Some(vec![3, 4]));
+    }
+
+    #[test]
+    fn routes_lead_only_to_the_destinations_asked_for() {
+        // A wired chain 1 - 2 - 3 - 4 behind gateway 1: routes to the gateway
+        // and to 4 (a flow's end); 3 is no destination, and ids outside the
+        // domain (0, 9) are ignored as targets.
+        let w = WiredNet::new(2, 3, 1, &[(1, 2, p()), (2, 3, p()), (3, 4, p())], &[4, 0, 9]);
+        assert_eq!(w.path(1, 4), Some(vec![1, 2, 3, 4]));
+        assert_eq!(w.path(4, 1), Some(vec![4, 3, 2, 1]));
+        assert_eq!(w.next_link(1, 3), None);
+        assert!(w.unreachable().is_empty());
+    }
+
+    #[test]
+    fn a_domain_of_65536_nodes_keeps_two_tables_not_n_squared() {
+        // wired.nodes' largest values: all-pairs tables would take 17 GB here.
+        let n = 65_536u32;
+        let links: Vec<_> = (0..n).map(|k| (k, k + 1, p())).collect();
+        let w = WiredNet::new(1, n, 0, &links, &[n]);
+        assert_eq!(w.next.iter().filter(|t| t.is_some()).count(), 2);
+        assert_eq!(w.path(0, n).map(|p| p.len()), Some(n as usize + 1));
+        assert!(w.unreachable().is_empty());
     }
 }
