@@ -16,12 +16,30 @@ pub enum Variant {
     Reno,
     /// ns-2 `Agent/TCP/Vegas` (Brakmo & Peterson, after USC's NetBSD code).
     Vegas,
-    /// CUBIC (RFC 9438) with HyStart++ (RFC 9406) over NewReno's loss
-    /// recovery. Not a scenario key yet: it has no ns-2.35 check so far.
+    /// CUBIC: RFC 9438 with HyStart++ (RFC 9406) over NewReno's loss
+    /// recovery, or ns-2.35's TCP-Linux cubic ([`CubicProfile`]).
     Cubic,
     /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00 as ns-3.37's
     /// `TcpBbr`), paced at the sender.
     Bbr,
+}
+
+/// Which CUBIC `Variant::Cubic` runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicProfile {
+    /// RFC 9438 with HyStart++ (`congestion/cubic.rs`).
+    #[default]
+    Rfc9438,
+    /// ns-2.35's `Agent/TCP/Linux` with `select_ca cubic` and a plain
+    /// `TCPSink`, no timestamps (`congestion/cubic/ns2_linux.rs`).
+    Ns2Linux,
+}
+
+impl CubicProfile {
+    fn is_default(&self) -> bool {
+        *self == CubicProfile::Rfc9438
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +86,9 @@ pub struct TcpConfig {
     /// in, in turn; after these, drawn as ns-3.37 draws them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bbr_phases: Vec<u8>,
+    /// CUBIC's profile (read with `variant = Cubic` only).
+    #[serde(skip_serializing_if = "CubicProfile::is_default")]
+    pub cubic_profile: CubicProfile,
 }
 
 /// Defaults of the fields the scenario exposes as `[tcp]` keys; its
@@ -110,11 +131,27 @@ impl Default for TcpConfig {
             limited_transmit: true,
             pacing: None,
             bbr_phases: Vec::new(),
+            cubic_profile: CubicProfile::Rfc9438,
         }
     }
 }
 
 impl TcpConfig {
+    /// ns-2.35's TCP-Linux runs this flow (CUBIC's `ns2_linux` profile).
+    pub fn tcp_linux(&self) -> bool {
+        self.variant == Variant::Cubic && self.cubic_profile == CubicProfile::Ns2Linux
+    }
+
+    /// The RTT clock's tick: TCP-Linux sets ns-2's `tcp_tick_` to one
+    /// jiffy (1 ms) when its congestion module is installed.
+    pub fn rtt_tick(&self) -> Time {
+        if self.tcp_linux() {
+            NS_PER_MS
+        } else {
+            self.tick
+        }
+    }
+
     /// The initial ssthresh actually used (resolves the 0 = max_window rule).
     pub fn effective_initial_ssthresh(&self) -> u32 {
         if self.initial_ssthresh == 0 {

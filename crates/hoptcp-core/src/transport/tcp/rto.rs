@@ -37,7 +37,7 @@ pub struct RtoEstimator {
 impl RtoEstimator {
     pub fn new(cfg: &TcpConfig) -> Self {
         RtoEstimator {
-            tick: cfg.tick.max(1),
+            tick: cfg.rtt_tick().max(1),
             min_rto: cfg.min_rto,
             max_rto: cfg.max_rto,
             phase: 0,

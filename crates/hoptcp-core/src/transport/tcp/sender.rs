@@ -78,7 +78,8 @@ impl TcpSender {
     pub fn new(cfg: &TcpConfig) -> Self {
         let core = SenderState::new(cfg);
         let ap = cfg.pacing.as_ref().map(|p| TcpAp::new(p, cfg.payload_bytes));
-        TcpSender { core, cc: congestion::for_config(cfg), ap }
+        let cc = congestion::for_config(cfg, &core);
+        TcpSender { core, cc, ap }
     }
 
     /// Phase of the coarse RTT clock (ns-2 draws `boot_time_` uniformly in

@@ -106,8 +106,9 @@ impl SenderState {
             highest_ack: start,
             data_total: 0,
             dupacks: 0,
-            // The setup segment goes out alone (ns-2 syn_ + delay_growth_).
-            cwnd: if cfg.syn { 1.0 } else { wnd_init },
+            // The setup segment goes out alone (ns-2 syn_ + delay_growth_);
+            // TCP-Linux sets delay_growth_ false: it goes with the initial window.
+            cwnd: if cfg.syn && !cfg.tcp_linux() { 1.0 } else { wnd_init },
             ssthresh: cfg.effective_initial_ssthresh() as f64,
             dupwnd: 0,
             recover: 0,

@@ -26,31 +26,37 @@
 //! (the `Ack::rtt` the sender computes); RTT for the target is their
 //! RFC 6298 smoothed mean.
 //!
-//! Status: in the core (`Variant::Cubic`), tested here and end to end in
-//! `sim/tcp_fake_network_tests.rs`, but not a scenario key: it has no
-//! ns-2.35 check yet. What ns-2.35's `Agent/TCP/Linux` + `select_ca cubic`
-//! (Linux 2.6.22's tcp_cubic.c v2.1 in tcp/linux/src, run by tcp-linux.cc)
-//! does differently, for the `ns2_linux` profile still to write:
+//! This is the `rfc9438` profile (`tcp.cubic.profile`, the default). The
+//! `ns2_linux` profile (`cubic/ns2_linux.rs`) is ns-2.35's
+//! `Agent/TCP/Linux` + `select_ca cubic` (Linux 2.6.22's tcp_cubic.c v2.1
+//! in tcp/linux/src, run by tcp-linux.cc) behind a plain `TCPSink`; what
+//! it does differently:
 //! - beta = 819/1024 (~0.8, not 0.7): ssthresh = max(cwnd 0.8, 2), fast
 //!   convergence W_max = 0.9 cwnd; C = 410/1024 (bic_scale 41, x10).
 //! - Integer cwnd grown by one every `cnt` ACKs, cnt = cwnd / (target -
-//!   cwnd), the target taken at t + delay_min (the minimum timestamp RTT,
-//!   samples within 1 s of an epoch's start discarded), not t + srtt; time
-//!   in jiffies (JIFFY_RATIO 1000: 1 ms); at most max_increment 16 packets
-//!   per delay_min/0.1 s; cnt scaled by a tracked packets-per-ACK ratio.
-//! - Before the first loss (loss_cwnd 0) cnt = 50: one packet per 50 ACKs
-//!   above ssthresh. Slow start while cwnd <= ssthresh (ABC,
-//!   tcp_slow_start), no HyStart (Linux 2.6.29 added it); growth only when
+//!   cwnd), the target taken at t + delay_min (the minimum timestamp RTT;
+//!   0 without timestamps), not t + srtt; time in jiffies (1 ms), the curve
+//!   in 1/1024 s, cnt recomputed at most every 32 ms while cwnd holds; at
+//!   most max_increment 16 packets per 0.1 s past the plateau (with
+//!   timestamps only); cnt scaled by a tracked packets-per-ACK ratio that
+//!   starts at 2 and, in integers, settles at 31/16.
+//! - Before the first loss since the last reset (loss_cwnd 0) cnt = 50:
+//!   one packet per 50 ACKs above ssthresh. Slow start while cwnd <=
+//!   ssthresh (ABC), no HyStart (Linux 2.6.29 added it); growth only when
 //!   cwnd-limited (in flight >= cwnd).
 //! - TCP-friendliness: a Reno estimate that gains a packet every
-//!   cwnd * beta_scale / 8 ACKs, beta_scale = 8 (1024 + 819) / 3 / (1024 - 819).
+//!   cwnd * 23 / 8 ACKs (8 (1024 + 819) / 3 / (1024 - 819) in integers),
+//!   not alpha_cubic per RTT.
 //! - Recovery is TCP-Linux's own: a SACK scoreboard (ScoreBoard1) decides
-//!   what is lost and what is in flight; on entering recovery cwnd =
-//!   ssthresh at once and "rate halving" (next_pkts_in_flight_) paces the
-//!   sends down; on leaving, cwnd = max(cwnd, ssthresh) moderated to in
-//!   flight + 3. A timeout resets every CUBIC variable (W_max included:
-//!   bictcp_state on TCP_CA_Loss), cwnd = 1, and the RTO clock ticks in
-//!   jiffies (tcp_tick_ = 1 ms once a CA module is installed), not 10 ms.
+//!   what is lost; behind a plain sink it never sees a loss, so there is no
+//!   fast retransmit: every loss ends in a timeout (duplicate ACKs re-arm
+//!   the timer). A timeout resets every CUBIC variable (W_max included:
+//!   bictcp_state on TCP_CA_Loss), cwnd = 1, and leaving Loss sets cwnd =
+//!   max(cwnd, ssthresh) moderated to in flight + 3. The RTO clock ticks in
+//!   jiffies (tcp_tick_ = 1 ms once a CA module is installed), not 10 ms;
+//!   the setup segment goes with the initial window (delay_growth_ false).
+
+pub(super) mod ns2_linux;
 
 use super::super::state::{CwndAction, SenderState};
 use super::newreno::NewReno;

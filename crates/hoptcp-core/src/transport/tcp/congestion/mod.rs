@@ -48,7 +48,7 @@ mod newreno;
 mod reno;
 mod vegas;
 
-use super::config::{TcpConfig, Variant};
+use super::config::{CubicProfile, TcpConfig, Variant};
 use super::state::SenderState;
 use crate::engine::Time;
 
@@ -113,12 +113,15 @@ pub(super) trait Controller: std::fmt::Debug + Send {
 }
 
 /// The controller `cfg.variant` names.
-pub(super) fn for_config(cfg: &TcpConfig) -> Box<dyn Controller> {
+pub(super) fn for_config(cfg: &TcpConfig, state: &SenderState) -> Box<dyn Controller> {
     match cfg.variant {
         Variant::NewReno => Box::new(newreno::NewReno::default()),
         Variant::Reno => Box::new(reno::Reno),
         Variant::Vegas => Box::new(vegas::Vegas::new(cfg)),
-        Variant::Cubic => Box::new(cubic::Cubic::new()),
+        Variant::Cubic => match cfg.cubic_profile {
+            CubicProfile::Rfc9438 => Box::new(cubic::Cubic::new()),
+            CubicProfile::Ns2Linux => Box::new(cubic::ns2_linux::Ns2LinuxCubic::new(state)),
+        },
         Variant::Bbr => Box::new(bbr::BbrController::new(cfg, bbr::model::Draws::new(&cfg.bbr_phases, 0))),
     }
 }
