@@ -44,6 +44,12 @@ around them (each fact is commented in the generated script):
   which sets ``ssthresh_`` to ``window_``: a wired sender's ``ssthresh_`` is set again at
   time 0. TCP-GAP's gateway (pacing, Goodput Control) is the tcp-gap port
   (``hoptcp.ns2.port_tcp_gap``).
+- CUBIC with ``tcp.cubic.profile = "ns2_linux"`` is ``Agent/TCP/Linux`` with ``select_ca
+  cubic`` (Linux 2.6.22's tcp_cubic.c) and a plain ``Agent/TCPSink`` (``TCPSink/DelAck``
+  with delayed ACKs), timestamps off: what that profile models. The module is selected
+  at time 0, after wired nodes' reset, with ``ssthresh_`` and ``cwnd_`` set just before:
+  installing it copies them into the Linux state (later Tcl sets do not reach it) and
+  sets ``tcp_tick_`` to 1 ms. RFC 9438's profile has no ns-2.35 counterpart.
 - TCP-AP's ns-2-code variant (``tcp.ap.profile = "ns2"``) is the authors'
   ``Agent/TCP/Newreno/AP`` (tcp-ap.cc, MobiHoc 2005), which only a patched ns-2.35
   has (``hoptcp ns2 build``); its fixed choices (mean absolute deviation, the
@@ -280,6 +286,9 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
                                  f"such agent (allowed: {', '.join(map(json.dumps, TCP_VARIANTS))})")
         if f["transport"] == "tcp" and f["tcp"]["variant"] == "tcp_ap":
             check_tcp_ap(f["tcp"], "tcp.ap")
+        if f["transport"] == "tcp" and f["tcp"]["variant"] == "cubic" and cubic_profile(f["tcp"]) != "ns2_linux":
+            raise Ns2Unsupported(f"tcp.cubic.profile = \"{cubic_profile(f['tcp'])}\" cannot be exported: ns-2.35's only "
+                                 "CUBIC is TCP-Linux's Linux 2.6.22 module (allowed: \"ns2_linux\")")
         if f["app"] == "cbr" and f["jitter"] not in (0.0, 0.5):
             raise Ns2Unsupported(f"{key}.jitter = {f['jitter']:g} cannot be exported: ns-2's CBR only has "
                                  "random_ 0 or 1 (allowed: 0 or 0.5)")
@@ -309,7 +318,12 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
 
 #: hoptcp's TCP variants and the ns-2 agents that run them (tcp_ap: the authors' code)
 TCP_VARIANTS: dict[str, str] = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "vegas": "Agent/TCP/Vegas",
-                                "tcp_ap": TCP_AP_CLASS}
+                                "tcp_ap": TCP_AP_CLASS, "cubic": "Agent/TCP/Linux"}
+
+
+def cubic_profile(tcp: Mapping[str, Any]) -> str:
+    """A flow's ``tcp.cubic.profile`` (left out of the resolved scenario at its default)."""
+    return str((tcp.get("cubic") or {}).get("profile", "rfc9438"))
 
 
 def check_tcp_ap(tcp: dict[str, Any], key: str) -> None:
@@ -659,7 +673,13 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             if ss is None:  # before tcp.initial_ssthresh became explicit: it meant window_
                 ss = t["max_window"]
             w(f"$src({i}) set ssthresh_ {ss} ;# reset() at creation left 20 (class window_); explicit")
-            if f["src"] >= nn:
+            if t["variant"] == "cubic":
+                w(f"$src({i}) set timestamps_ false ;# the ns2_linux profile: no timestamps, so no delay_min")
+                # Installing the module copies ssthresh_ and cwnd_ into the Linux state and sets
+                # tcp_tick_ to 1 ms; after wired nodes' reset (which sets ssthresh_ = window_).
+                w(f"$ns_ at 0.0 \"$src({i}) set ssthresh_ {ss}; $src({i}) set cwnd_ {t['initial_window']}; "
+                  f"$src({i}) select_ca cubic\"")
+            elif f["src"] >= nn:
                 # Wired nodes (unlike mobile ones) reset their agents when the run starts, and reset()
                 # sets ssthresh_ = window_: set it again once the run has started.
                 w(f"$ns_ at 0.0 \"$src({i}) set ssthresh_ {ss}\" ;# after the run's reset of wired nodes")

@@ -403,6 +403,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ("routing.aodv", "AODV's constants (ns-2.35); only with routing.protocol = \"aodv\"."),
     ("tcp", "Defaults of every TCP flow; [[flows]] may override some per flow."),
     ("tcp.ap", "TCP-AP (ElRakabawy et al.); kept when a flow or the gateway uses it."),
+    ("tcp.cubic", "CUBIC's profile; kept only when a flow runs CUBIC with a profile other than rfc9438."),
     ("flows[]", "`[[flows]]`: one entry per flow (or `count` identical ones)."),
     ("random_flows", "Flows between random node pairs drawn from the seed."),
     ("stats", "What is measured and the batch-means stop rule."),

@@ -18,6 +18,7 @@ use crate::mac::{FrameFormat, LinkRedParams, SlotCount, Standard};
 use crate::net::ldm::LdmEstimate;
 use crate::net::MarkAction;
 use crate::stats::series::SeriesKind;
+use crate::transport::tcp::config::CubicProfile;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -327,6 +328,15 @@ pub struct Tcp {
     /// Present when a flow or the gateway paces with TCP-AP.
     #[serde(skip_serializing_if = "Given::is_absent")]
     pub ap: Given<TcpAp>,
+    /// Present when a flow runs CUBIC with a profile other than the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cubic: Option<TcpCubic>,
+}
+
+/// `[tcp.cubic]`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TcpCubic {
+    pub profile: CubicProfile,
 }
 
 impl Tcp {
@@ -755,6 +765,7 @@ impl Resolved {
             vegas_gamma: t.vegas_gamma,
             bbr_phases: t.bbr_phases,
             ap: Given::from_parsed(t.ap.as_ref().map(TcpAp::from_filled)),
+            cubic: t.cubic.map(|c| TcpCubic { profile: c.profile }),
         };
         let flows = sc.flows.into_iter().enumerate().map(|(i, f)| flow(&format!("flows.{i}"), f)).collect::<R<_>>()?;
         let random_flows = match sc.random_flows {

@@ -19,6 +19,7 @@ use crate::net::routing::aodv::LinkDetection;
 use crate::net::MarkAction;
 use crate::stats::series::SeriesKind;
 use crate::transport::tcp::config as tcp_cfg;
+use crate::transport::tcp::config::CubicProfile;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +43,7 @@ k::word_keys!(
     TransportKind,
     AppKind,
     AgingRule,
+    CubicProfile,
 );
 
 impl k::KeyType for MaxWindow {
@@ -582,6 +584,8 @@ pub enum TcpVariantSpec {
     TcpAp,
     /// BBR v1, paced at the sender.
     Bbr,
+    /// CUBIC, as `[tcp.cubic]`'s profile says.
+    Cubic,
 }
 
 /// Which defaults `[tcp.ap]` starts from.
@@ -713,7 +717,7 @@ impl TcpApSpec {
 #[keys(table = "tcp", default)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpSpec {
-    /// Congestion control; tcp_ap is NewReno with TCP-AP pacing ([tcp.ap]); bbr is BBR v1 as ns-3.37's TcpBbr, paced at the sender.
+    /// Congestion control; tcp_ap is NewReno with TCP-AP pacing ([tcp.ap]); bbr is BBR v1 as ns-3.37's TcpBbr, paced at the sender; cubic is CUBIC ([tcp.cubic]).
     #[key(word = "newreno")]
     pub variant: TcpVariantSpec,
     /// Payload per segment (ns-2 packetSize_); +40 B TCP/IP header.
@@ -756,6 +760,19 @@ pub struct TcpSpec {
     #[key(table)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ap: Option<TcpApSpec>,
+    #[key(table)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cubic: Option<TcpCubicSpec>,
+}
+
+/// CUBIC's settings (`[tcp.cubic]`), read by flows with variant = "cubic".
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default, Keys)]
+#[keys(table = "tcp.cubic")]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpCubicSpec {
+    /// rfc9438: RFC 9438 with HyStart++ (RFC 9406) over NewReno's recovery; ns2_linux: ns-2.35's Agent/TCP/Linux with select_ca cubic (Linux 2.6.22's tcp_cubic.c) behind a plain TCPSink, for the check against ns-2.35 (docs/model.md).
+    #[key(word = "rfc9438")]
+    pub profile: CubicProfile,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, strum::VariantNames)]

@@ -7,6 +7,7 @@ use super::resolved::Resolved;
 use super::schema::*;
 use crate::gateway::tcp_gap::AgingRule;
 use crate::mac::Standard;
+use crate::transport::tcp::config::CubicProfile;
 
 type R<T> = Result<T, ScenarioError>;
 
@@ -606,6 +607,21 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
         }
         t.ap = uses_ap.then(|| spec.resolved());
     }
+    // [tcp.cubic] is kept only where it changes a run: a CUBIC flow and a
+    // profile other than the default (so a scenario that states the default
+    // keeps its canonical form).
+    let uses_cubic =
+        t.variant == TcpVariantSpec::Cubic || flows.iter().any(|f| f.variant == Some(TcpVariantSpec::Cubic));
+    let profile = t.cubic.as_ref().map(|c| c.profile).unwrap_or_default();
+    if uses_cubic && profile == CubicProfile::Ns2Linux && t.ecn {
+        return Err(ScenarioError::value(
+            "tcp.ecn",
+            t.ecn,
+            "false with tcp.cubic.profile = \"ns2_linux\" (TCP-Linux answers ECN-Echo through its SACK recovery, \
+             which that profile does not model); use profile \"rfc9438\" for CUBIC with ECN",
+        ));
+    }
+    t.cubic = (uses_cubic && !profile.is_default()).then_some(TcpCubicSpec { profile });
     Ok(())
 }
 

@@ -24,9 +24,10 @@ pub enum Variant {
     Bbr,
 }
 
-/// Which CUBIC `Variant::Cubic` runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Which CUBIC `Variant::Cubic` runs (the scenario's `tcp.cubic.profile`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum CubicProfile {
     /// RFC 9438 with HyStart++ (`congestion/cubic.rs`).
     #[default]
@@ -37,7 +38,7 @@ pub enum CubicProfile {
 }
 
 impl CubicProfile {
-    fn is_default(&self) -> bool {
+    pub fn is_default(&self) -> bool {
         *self == CubicProfile::Rfc9438
     }
 }
