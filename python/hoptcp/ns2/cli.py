@@ -178,7 +178,7 @@ def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None,
     validation/ns2/results.json, from which --render-only rebuilds the page.
     """
     from ..store import DEFAULT_STORE
-    from .validation import load_results, load_suite, render, run_suite
+    from .validation import load_results, load_suite, run_suite
 
     _use_ns_binary(ns_binary)
     suite = load_suite(suite_path)
@@ -189,13 +189,66 @@ def validate_cmd(suite_path: str, only: tuple[str, ...], seeds_text: str | None,
         data = run_suite(suite, only=only, seeds=seeds, store=store or DEFAULT_STORE, jobs=jobs,
                          progress=not quiet, results=results,
                          on_case=None if quiet else lambda n: click.echo(f"case {n}", err=True))
+    Path(output).write_text(_page(suite, suite_path, data, output), encoding="utf-8")
+    click.echo(f"wrote {output} ({len(data.get('cases', {}))} cases; results in {results})", err=True)
+
+
+def _page(suite: Any, suite_path: str, data: Any, output: str) -> str:
+    """The validation page: the suite's tables, the CUBIC section, the ports' sections, and
+    every section of the page already at ``output`` that none of these writes (e.g. "BBR
+    against ns-3.37", which `hoptcp ns3 bbr-check`'s numbers fill by hand)."""
+    from .cubic_check import load_features, section
+    from .validation import keep_sections, render
+
     page = render(suite, data)
     if Path(suite_path).resolve() == Path("validation/ns2/suite.toml").resolve():
         from .validation import ports_section
 
+        page = page.rstrip("\n") + "\n\n" + section(suite, data, load_features()).rstrip("\n")
         page = page.rstrip("\n") + "\n" + ports_section()
-    Path(output).write_text(page, encoding="utf-8")
-    click.echo(f"wrote {output} ({len(data.get('cases', {}))} cases; results in {results})", err=True)
+    old = Path(output).read_text(encoding="utf-8") if Path(output).is_file() else ""
+    return keep_sections(old, page)
+
+
+@ns2.command("cubic-check")
+@click.option("--suite", "suite_path", type=click.Path(dir_okay=False), default="validation/ns2/suite.toml",
+              show_default=True, help="The suite of matched cases.")
+@click.option("--results", type=click.Path(dir_okay=False), default="validation/ns2/results.json",
+              show_default=True, help="Stored results of every run (read).")
+@click.option("--traces", is_flag=True,
+              help="Run the CUBIC cases again in both simulators with cwnd traces and store their features "
+                   "(validation/ns2/cubic/features.json).")
+@click.option("--seeds", "seeds_text", default="1-20", show_default=True, help="Seeds of the trace runs.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default="docs/validation.md", show_default=True,
+              help="The page to write.")
+@_ns_binary_option
+def cubic_check_cmd(suite_path: str, results: str, traces: bool, seeds_text: str, output: str,
+                    ns_binary: str | None) -> None:
+    """CUBIC against ns-2.35's TCP-Linux: each simulator's CUBIC against its NewReno, their
+    paired differences against each other, and the cwnd trace's features.
+
+    Reads the cubic-* cases' runs that `hoptcp ns2 validate --only 'cubic-*'` stored, and
+    rewrites docs/validation.md (its section "CUBIC against ns-2.35's TCP-Linux").
+    """
+    from .cubic_check import FEATURES, bases, load_features, run_features, save_features
+    from .validation import load_results, load_suite
+
+    _use_ns_binary(ns_binary)
+    suite = load_suite(suite_path)
+    data = load_results(results)
+    if traces:
+        seeds = parse_seeds(seeds_text)
+        by_name = {c.name: c for c in suite.cases}
+        cases: dict[str, Any] = {}
+        for b in bases([c.name for c in suite.cases]):
+            click.echo(f"traces: cubic-{b}-cubic", err=True)
+            cases[b] = run_features(by_name[f"cubic-{b}-cubic"].scenario, seeds)
+        save_features({"seeds_text": seeds_text, "cases": cases})
+        click.echo(f"wrote {FEATURES}", err=True)
+    if not load_features():
+        click.echo(f"no trace features in {FEATURES} (run with --traces)", err=True)
+    Path(output).write_text(_page(suite, suite_path, data, output), encoding="utf-8")
+    click.echo(f"wrote {output}", err=True)
 
 
 @ns2.command("agreement-data")

@@ -321,7 +321,7 @@ TCP_VARIANTS: dict[str, str] = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/T
                                 "tcp_ap": TCP_AP_CLASS, "cubic": "Agent/TCP/Linux"}
 
 
-def cubic_profile(tcp: Mapping[str, Any]) -> str:
+def cubic_profile(tcp: dict[str, Any]) -> str:
     """A flow's ``tcp.cubic.profile`` (left out of the resolved scenario at its default)."""
     return str((tcp.get("cubic") or {}).get("profile", "rfc9438"))
 

@@ -472,6 +472,18 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def keep_sections(old: str, new: str) -> str:
+    """``new`` with every ``## `` section of ``old`` whose heading ``new`` lacks appended, in
+    ``old``'s order: sections written by other commands survive a re-render."""
+    def split(page: str) -> list[tuple[str, str]]:
+        parts = ("\n" + page).split("\n## ")
+        return [(p.split("\n", 1)[0].strip(), "## " + p.rstrip("\n") + "\n") for p in parts[1:]]
+
+    have = {h for h, _ in split(new)}
+    extra = [text for h, text in split(old) if h not in have]
+    return new if not extra else new.rstrip("\n") + "\n\n" + "\n".join(extra)
+
+
 #: where the ports' validation suites live (``<port>.toml`` with ``<port>-results.json``, the
 #: disagreements found in ``<port>-disagreements.md``)
 PORTS_DIR = Path("validation/ns2/ports")

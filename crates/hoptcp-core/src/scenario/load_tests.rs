@@ -32,3 +32,31 @@ fn wstar_plan_built_once_equals_a_fresh_build() {
         assert_eq!((window(0), window(2), window(3)), (Some(2), Some(9), Some(udp_window)));
     }
 }
+
+#[test]
+fn cubic_profile_key_and_the_canonical_form() {
+    use super::canonical_json;
+    use crate::transport::tcp::config::CubicProfile;
+    let canon = |text: &str| canonical_json(&parse(text, &[]).unwrap());
+    let with_cubic = |table: &str| CHAIN7.replacen("[tcp]\n", "[tcp]\nvariant = \"cubic\"\n", 1) + table;
+    let cubic = with_cubic("");
+    let stated_default = with_cubic("[tcp.cubic]\nprofile = \"rfc9438\"\n");
+    let linux = with_cubic("[tcp.cubic]\nprofile = \"ns2_linux\"\n");
+    // The default profile, stated or not, leaves [tcp.cubic] out of the canonical form.
+    assert_eq!(canon(&cubic), canon(&stated_default));
+    assert!(!canon(&cubic).contains("profile"));
+    assert!(canon(&linux).contains("\"cubic\":{\"profile\":\"ns2_linux\"}"), "{}", canon(&linux));
+    // Without a CUBIC flow [tcp.cubic] changes nothing, so it is dropped.
+    assert_eq!(canon(&(CHAIN7.to_string() + "[tcp.cubic]\nprofile = \"ns2_linux\"\n")), canon(CHAIN7));
+    // The flow runs the profile, with TCP-Linux's 1 ms RTT clock.
+    let plan = load(&linux, &[]).unwrap();
+    let cfg = plan.flows[0].tcp.as_ref().unwrap();
+    assert_eq!(cfg.cubic_profile, CubicProfile::Ns2Linux);
+    assert_eq!(cfg.rtt_tick(), crate::engine::NS_PER_MS);
+    assert_eq!(load(&cubic, &[]).unwrap().flows[0].tcp.as_ref().unwrap().cubic_profile, CubicProfile::Rfc9438);
+    // Bad input: one line naming the key, the value and what is allowed.
+    let bad = parse(&with_cubic("[tcp.cubic]\nprofile = \"linux\"\n"), &[]).unwrap_err().to_string();
+    assert!(bad.contains("tcp.cubic.profile") && bad.contains("linux") && bad.contains("ns2_linux"), "{bad}");
+    let ecn = parse(&linux.replacen("[tcp]\n", "[tcp]\necn = true\n", 1), &[]).unwrap_err().to_string();
+    assert!(ecn.contains("`tcp.ecn` = true") && ecn.contains("ns2_linux") && !ecn.contains('\n'), "{ecn}");
+}

@@ -448,3 +448,48 @@ fn end_to_end_cubic_cuts_by_beta_and_regrows_to_w_max_in_about_k() {
     }
     assert!(regrow[0] > 15.0 - 2.0, "NewReno needs about w/2 RTTs: {regrow:?}");
 }
+
+#[test]
+fn end_to_end_ns2_linux_cubic_recovers_only_by_timeout_and_forgets_w_max() {
+    // The same path with one loss, of packet 3000, at w ~ 400. ns-2.35's
+    // TCP-Linux behind a plain sink has no fast retransmit: the duplicate ACKs
+    // only re-arm the timer, so it times out an RTO after the last of them,
+    // sends everything again from 3000 (go back N) and, W_max reset, leaves
+    // slow start at ssthresh = 0.8 w into the 50-ACK mode.
+    let cfg = TcpConfig {
+        variant: Variant::Cubic,
+        cubic_profile: crate::transport::tcp::config::CubicProfile::Ns2Linux,
+        max_window: 100_000,
+        initial_ssthresh: 400,
+        ..TcpConfig::default()
+    };
+    let drop = Box::new(|s: &TcpSegment, nth: u32| nth == 1 && s.seq == 3000);
+    let mut sim = Sim::new(&cfg, MS / 5, 50 * MS, 50 * MS, drop);
+    sim.tx.add_data(0, u64::MAX);
+    sim.run_until(15 * NS_PER_S);
+    let st = sim.tx.stats(sim.now);
+    assert_eq!((st.fast_retransmits, st.timeouts), (0, 1), "{st:?}");
+    // (time, cwnd) after every ACK, duplicates included.
+    let cut = sim.trace.windows(2).position(|p| p[1].1 < p[0].1).expect("one cut");
+    let (t_last, w) = sim.trace[cut];
+    let t_w = sim.trace.iter().find(|e| e.1 >= w).unwrap().0;
+    let (t_after, after) = sim.trace[cut + 1];
+    // cwnd 1 at the timeout; the retransmission's ACK covers all the receiver
+    // holds, ending Loss: cwnd = ssthresh moderated to in flight (0) + 3.
+    assert_eq!(after, 3.0);
+    assert_eq!(st.retransmissions, 1, "the hole only");
+    assert_eq!(sim.tx.ssthresh(), (w as u32 * 819 / 1024) as f64, "beta 819/1024 of {w}");
+    // The duplicate ACKs (100 ms of them, one window) re-armed the timer: it
+    // fired the minimum RTO after the last one, and the ACK came an RTT later.
+    assert!(t_last - t_w >= 95 * MS, "dupacks from {t_w} to {t_last}");
+    assert!(t_after >= t_last + 300 * MS, "the last dupack at {t_last}, the next ACK at {t_after}");
+    let t_cut = t_last;
+    // Above ssthresh it grows one packet per cnt = 50 * 16 / ratio ACKs, about
+    // 25 ACKs while the ACK ratio stays near 2: far below one per RTT at w ~ 300.
+    let ss = sim.tx.ssthresh();
+    let t_ss = sim.trace.iter().find(|e| e.0 > t_cut && e.1 > ss).expect("past ssthresh").0;
+    let later = sim.trace.iter().filter(|e| e.0 > t_ss && e.0 <= t_ss + NS_PER_S).map(|e| e.1).fold(0.0, f64::max);
+    let acks_per_s = 5000.0;
+    assert!(later - ss <= acks_per_s / 20.0 + 2.0, "grew {} in 1 s above ssthresh {ss}", later - ss);
+    assert!(later - ss >= acks_per_s / 60.0, "grew {} in 1 s above ssthresh {ss}", later - ss);
+}

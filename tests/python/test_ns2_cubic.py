@@ -1,0 +1,124 @@
+"""CUBIC's ns2_linux profile and ns-2.35's TCP-Linux: the export, the paired comparison of
+CUBIC and NewReno, the cwnd trace's features, and the validation page keeping other sections.
+
+Export tests need the compiled core; the one that runs `ns` skips without ns-2.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hoptcp.ns2 import Ns2Unsupported, available, export
+from hoptcp.ns2 import trace as tr
+from hoptcp.ns2.cubic_check import bases, compare_case, trace_features
+from hoptcp.ns2.validation import keep_sections
+from hoptcp.scenario import Scenario
+
+HOP = """
+duration_s = 20
+[topology]
+kind = "chain"
+hops = 1
+spacing_m = 200
+[tcp]
+variant = "cubic"
+max_window = 64
+initial_window = 3
+initial_ssthresh = 30
+[tcp.cubic]
+profile = "ns2_linux"
+[[flows]]
+src = 0
+dst = 1
+transport = "tcp"
+app = "ftp"
+"""
+
+
+@pytest.mark.core
+def test_cubic_exports_as_tcp_linux_with_a_plain_sink(tmp_path: Path) -> None:
+    sc = Scenario.from_toml(HOP)
+    tcl = export(sc).tcl
+    assert "set src(0) [new Agent/TCP/Linux]" in tcl
+    assert "$src(0) set timestamps_ false" in tcl
+    # ssthresh_ and cwnd_ reach the Linux state only when the module is installed, at time 0.
+    assert '$ns_ at 0.0 "$src(0) set ssthresh_ 30; $src(0) set cwnd_ 3; $src(0) select_ca cubic"' in tcl
+    assert "set dst(0) [new Agent/TCPSink]" in tcl and "Sack1" not in tcl
+    if available():  # ns-2.35 runs it unmodified, and TCP-Linux's cubic is compiled in
+        short = export(sc.with_overrides({"duration_s": 3.0}))
+        script = tmp_path / "s.tcl"
+        script.write_text(short.tcl)
+        proc = subprocess.run(["ns", str(script), str(tmp_path / "out")], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, check=False)
+        assert proc.returncode == 0, proc.stderr[-500:]
+        assert "do not find cubic" not in proc.stdout
+        cwnd = tr.parse_cwnd((tmp_path / "out.cwnd").read_text().splitlines())
+        values = [w for pts in cwnd.values() for _, w in pts]
+        assert values and max(values) > 3 and all(w == int(w) for w in values), "TCP-Linux's integer cwnd grew"
+
+
+@pytest.mark.core
+def test_rfc9438_cubic_is_refused_by_the_exporter() -> None:
+    sc = Scenario.from_toml(HOP).with_overrides({"tcp.cubic.profile": "rfc9438"})
+    with pytest.raises(Ns2Unsupported, match=r'^tcp\.cubic\.profile = "rfc9438" .*allowed: "ns2_linux"'):
+        export(sc)
+
+
+def _entry(seeds: list[int], ns2: list[dict], hop: list[dict]) -> dict:
+    return {"seeds": seeds, "ns2": ns2, "hoptcp": hop}
+
+
+def test_paired_differences_and_verdicts() -> None:
+    seeds = list(range(1, 11))
+    # NewReno at 1000 + noise, CUBIC 400 lower in both simulators, noise paired by seed.
+    noise = [(-1) ** s * 3.0 * s for s in seeds]
+    nr = [{"aggregate_goodput_bps": 1000.0 + n, "flow.0.timeouts": 1.0, "flow.1.timeouts": 0.0} for n in noise]
+    cu = [{"aggregate_goodput_bps": 600.0 + n, "flow.0.timeouts": 20.0, "flow.1.timeouts": 5.0} for n in noise]
+    cu_h = [{**r, "aggregate_goodput_bps": r["aggregate_goodput_bps"] + 10.0} for r in cu]
+    c = compare_case(_entry(seeds, cu, cu_h), _entry(seeds, nr, nr))
+    g = c["aggregate_goodput_bps"]
+    assert g["means"]["ns2_cubic"] == pytest.approx(600.0 + sum(noise) / 10)
+    assert g["margin"] == pytest.approx(0.1 * (1000.0 + sum(noise) / 10))
+    assert g["difference"]["ns2"] == pytest.approx(-400.0) and g["difference"]["hoptcp"] == pytest.approx(-390.0)
+    assert g["cubic_vs_newreno"]["ns2"]["verdict"] == "differ"
+    assert g["difference"]["agreement"]["verdict"] == "agree"
+    # Counts are summed over the flows.
+    t = c["timeouts"]
+    assert t["means"]["ns2_cubic"] == 25.0 and t["difference"]["ns2"] == 24.0
+    # A hoptcp difference far from ns-2.35's is not agreement.
+    far = [{**r, "aggregate_goodput_bps": r["aggregate_goodput_bps"] + 300.0} for r in cu]
+    assert compare_case(_entry(seeds, cu, far), _entry(seeds, nr, nr))["aggregate_goodput_bps"][
+        "difference"]["agreement"]["verdict"] == "differ"
+
+
+def test_bases_need_both_twins() -> None:
+    assert bases(["cubic-a-cubic", "cubic-a-newreno", "cubic-b-cubic", "chain7"]) == ["a"]
+
+
+def test_trace_features_by_hand() -> None:
+    # Slow start to 10, a timeout (to 1) at t = 2, back to 10 at t = 3.5, to 12, a cut to 1 at t = 6.
+    pts = [(0.0, 2.0), (0.5, 4.0), (1.0, 8.0), (1.5, 10.0), (2.0, 1.0), (2.5, 4.0), (3.0, 8.0), (3.5, 10.0),
+           (4.0, 11.0), (5.0, 12.0), (6.0, 1.0), (7.0, 5.0)]
+    f = trace_features(pts, 0.0, 8.0)
+    assert f["cuts"] == 2
+    assert f["peak"] == pytest.approx((10 + 12) / 2)
+    assert f["epoch_s"] == pytest.approx(4.0)
+    # Back at 10 1.5 s after the first cut; the second epoch never regains 12 before the end.
+    assert f["regain_s"] == pytest.approx(1.5)
+    # A fall to above 0.9 of the last value is not a cut.
+    assert trace_features([(0.0, 10.0), (1.0, 9.5), (2.0, 12.0)], 0.0, 3.0)["cuts"] == 0
+    assert math.isnan(trace_features([(0.0, 10.0)], 0.0, 1.0)["epoch_s"])
+
+
+def test_re_rendering_keeps_sections_other_commands_wrote() -> None:
+    old = "# V\n\nold intro\n\n## Goodput\n\nold table\n\n## BBR against ns-3.37\n\nbbr numbers\n"
+    new = "# V\n\nnew intro\n\n## Goodput\n\nnew table\n"
+    page = keep_sections(old, new)
+    assert page.startswith(new.rstrip("\n"))
+    assert page.count("## Goodput") == 1 and "old table" not in page
+    assert page.rstrip().endswith("## BBR against ns-3.37\n\nbbr numbers")
+    assert keep_sections(new, new) == new
