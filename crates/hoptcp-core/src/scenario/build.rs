@@ -162,7 +162,7 @@ pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
             TcpVariantSpec::Bbr => Variant::Bbr,
             TcpVariantSpec::Cubic => Variant::Cubic,
         },
-        cubic_profile: t.cubic.as_ref().map(|c| c.profile).unwrap_or_default(),
+        cubic_profile: t.cubic.get().map(|c| c.profile).unwrap_or_default(),
         pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.pacing(link_rate_bps)),
         payload_bytes: t.payload_bytes,
         max_window: t.max_window.packets().expect("the build resolves W* before it plans a TCP flow"),

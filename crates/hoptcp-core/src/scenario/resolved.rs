@@ -329,8 +329,8 @@ pub struct Tcp {
     #[serde(skip_serializing_if = "Given::is_absent")]
     pub ap: Given<TcpAp>,
     /// Present when a flow runs CUBIC with a profile other than the default.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cubic: Option<TcpCubic>,
+    #[serde(skip_serializing_if = "Given::is_absent")]
+    pub cubic: Given<TcpCubic>,
 }
 
 /// `[tcp.cubic]`.
@@ -765,7 +765,7 @@ impl Resolved {
             vegas_gamma: t.vegas_gamma,
             bbr_phases: t.bbr_phases,
             ap: Given::from_parsed(t.ap.as_ref().map(TcpAp::from_filled)),
-            cubic: t.cubic.map(|c| TcpCubic { profile: c.profile }),
+            cubic: Given::from_parsed(t.cubic.map(|c| TcpCubic { profile: c.profile })),
         };
         let flows = sc.flows.into_iter().enumerate().map(|(i, f)| flow(&format!("flows.{i}"), f)).collect::<R<_>>()?;
         let random_flows = match sc.random_flows {
