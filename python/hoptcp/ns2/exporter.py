@@ -56,6 +56,13 @@ around them (each fact is commented in the generated script):
   one-hop delay below ``n_factor_`` hops, 112 bytes of overhead, the free-running
   pace timer, no RTO back-off, the pacer flushed on a fast retransmission) are
   compiled in, so only the bound variables can differ from hoptcp's keys.
+- ``tcp.sack = true`` (with ``tcp.sack_profile = "ns2_sack1"``, the profile that
+  reproduces it) is ``Agent/TCP/Sack1`` with ``Agent/TCPSink/Sack1`` (``/DelAck`` with
+  delayed ACKs): Sack1 is ns-2's SACK sender with NewReno-like growth, so variants
+  ``newreno`` and ``reno`` map onto it; ns-2.35 has no SACK Vegas or SACK TCP-AP. The sink
+  adds 8 bytes per SACK block to its ACKs, as hoptcp's ``ns2_sack1`` profile does.
+  (:func:`tcp_agent_class` and :func:`tcp_sink_class` are where a variant's agent and sink
+  are chosen.)
 
 Scenario time 0 is ns-2 time ``t0`` (routing and ARP warm-up before it); the
 parser subtracts it.
@@ -281,6 +288,8 @@ def check_expressible(sc: dict[str, Any], flows: Sequence[dict[str, Any]], stati
                              f"agent (allowed: {', '.join(map(json.dumps, TCP_VARIANTS))})")
     for f in flows:
         key = f"flows.{f['id']}"
+        if f["transport"] == "tcp":
+            check_sack(f["tcp"], sc["tcp"], key)
         if f["transport"] == "tcp" and f["tcp"]["variant"] not in TCP_VARIANTS:
             raise Ns2Unsupported(f"{key}.variant = \"{f['tcp']['variant']}\" cannot be exported: ns-2.35 has no "
                                  f"such agent (allowed: {', '.join(map(json.dumps, TCP_VARIANTS))})")
@@ -324,6 +333,41 @@ TCP_VARIANTS: dict[str, str] = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/T
 def cubic_profile(tcp: dict[str, Any]) -> str:
     """A flow's ``tcp.cubic.profile`` (left out of the resolved scenario at its default)."""
     return str((tcp.get("cubic") or {}).get("profile", "rfc9438"))
+
+
+#: the hoptcp variants ns-2.35's Agent/TCP/Sack1 stands for with tcp.sack (NewReno-like growth)
+SACK_VARIANTS = ("newreno", "reno")
+
+
+def _sack_on(t: Mapping[str, Any]) -> bool:
+    return bool(t.get("sack", False))
+
+
+def check_sack(t: Mapping[str, Any], tcp: Mapping[str, Any], key: str) -> None:
+    """Raise :class:`Ns2Unsupported` unless ns-2.35's Sack1 can run this flow's SACK settings."""
+    if not _sack_on(t):
+        return
+    if t["variant"] not in SACK_VARIANTS:
+        raise Ns2Unsupported(f"{key}.sack = true with variant \"{t['variant']}\" cannot be exported: ns-2.35's "
+                             f"SACK sender is Agent/TCP/Sack1 (allowed with variant: "
+                             f"{', '.join(map(json.dumps, SACK_VARIANTS))})")
+    profile = tcp.get("sack_profile", "rfc6675")
+    if profile != "ns2_sack1":
+        raise Ns2Unsupported(f"tcp.sack_profile = \"{profile}\" cannot be exported: ns-2.35's Agent/TCP/Sack1 is "
+                             "what the \"ns2_sack1\" profile reproduces (allowed: \"ns2_sack1\")")
+
+
+def tcp_agent_class(t: Mapping[str, Any]) -> str:
+    """The ns-2.35 sender agent for a flow's resolved TCP settings."""
+    if _sack_on(t):
+        return "Agent/TCP/Sack1"
+    return TCP_VARIANTS[t["variant"]]
+
+
+def tcp_sink_class(t: Mapping[str, Any]) -> str:
+    """The ns-2.35 sink for a flow's resolved TCP settings."""
+    base = "Agent/TCPSink/Sack1" if _sack_on(t) else "Agent/TCPSink"
+    return f"{base}/DelAck" if t["delayed_ack"] else base
 
 
 def check_tcp_ap(tcp: dict[str, Any], key: str) -> None:
@@ -664,7 +708,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             t = f["tcp"]
             hdr = TCP_HEADER_BYTES - (tcp_added if f["src"] < nn else 0)
             ack_hdr = TCP_HEADER_BYTES - (tcp_added if f["dst"] < nn else 0)
-            w(f"set src({i}) [new {_gap.agent_class(sc, f, nn, TCP_VARIANTS[t['variant']])}]")
+            w(f"set src({i}) [new {_gap.agent_class(sc, f, nn, tcp_agent_class(t))}]")
             w(f"$src({i}) set window_ {t['max_window']}")
             w(f"$src({i}) set packetSize_ {t['payload_bytes']}")
             w(f"$src({i}) set tcpip_base_hdr_size_ {hdr}")
@@ -698,8 +742,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
                 w(f"$src({i}) set v_alpha_ {_g(t['vegas_alpha'])}")
                 w(f"$src({i}) set v_beta_ {_g(t['vegas_beta'])}")
                 w(f"$src({i}) set v_gamma_ {_g(t['vegas_gamma'])}")
-            sink = "Agent/TCPSink/DelAck" if t["delayed_ack"] else "Agent/TCPSink"
-            w(f"set dst({i}) [new {sink}]")
+            w(f"set dst({i}) [new {tcp_sink_class(t)}]")
             w(f"$dst({i}) set packetSize_ {ack_hdr} ;# ACK size")
             w(f"$ns_ attach-agent $node_({f['src']}) $src({i})")
             w(f"$ns_ attach-agent $node_({f['dst']}) $dst({i})")

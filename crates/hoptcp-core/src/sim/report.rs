@@ -180,6 +180,10 @@ pub struct TcpFlowReport {
     /// BBR (variant "bbr"): seconds in each state, the final estimates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bbr: Option<crate::transport::tcp::BbrStats>,
+    /// SACK (`tcp.sack`): recoveries begun, completed without a timeout,
+    /// rescue retransmissions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sack: Option<crate::transport::tcp::SackStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -318,6 +322,7 @@ pub(crate) fn build(sim: &mut Simulation, wall_time_s: f64) -> RunReport {
                         acks_sent: t.receiver.stats().acks_sent,
                         pacing: s.pacing,
                         bbr: s.bbr,
+                        sack: s.sack,
                     }
                 }),
                 routing: aodv.map(|r| r.flows[f.plan.id as usize].clone()),

@@ -16,4 +16,4 @@ pub use ecn::{Ecn, MarkAction, SignalOutcome};
 pub use frame::{Frame, FrameFormat, FrameKind, RxFate, NO_PACKET};
 pub use node::{NodeId, BROADCAST};
 pub use packet::{packet_kinds, Body, Packet, PacketKind, NO_FLOW, N_PACKET_KINDS};
-pub use tcp_segment::TcpSegment;
+pub use tcp_segment::{TcpSegment, MAX_SACK_BLOCKS};

@@ -1,6 +1,7 @@
 //! TCP parameters. Defaults are ns-2.35's (`tcl/lib/ns-default.tcl`) except
 //! where a field says otherwise.
 
+use super::sack::SackProfile;
 use super::tcp_ap::TcpApConfig;
 use crate::engine::{time::from_secs, Time, NS_PER_MS, NS_PER_S};
 use serde::{Deserialize, Serialize};
@@ -90,6 +91,10 @@ pub struct TcpConfig {
     /// CUBIC's profile (read with `variant = Cubic` only).
     #[serde(skip_serializing_if = "CubicProfile::is_default")]
     pub cubic_profile: CubicProfile,
+    /// Selective acknowledgments (receiver blocks and the sender's
+    /// SACK-based recovery) with this profile; None: off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sack: Option<SackProfile>,
 }
 
 /// Defaults of the fields the scenario exposes as `[tcp]` keys; its
@@ -133,6 +138,7 @@ impl Default for TcpConfig {
             pacing: None,
             bbr_phases: Vec::new(),
             cubic_profile: CubicProfile::Rfc9438,
+            sack: None,
         }
     }
 }

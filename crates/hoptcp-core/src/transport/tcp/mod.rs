@@ -11,13 +11,16 @@
 //! trait and one file per variant: NewReno, Reno, Vegas, CUBIC, BBR), [`sender`] (the
 //! machinery common to all variants; it names a controller only through the
 //! trait, and its tests drive each variant, in `sender/`), [`tcp_ap`]
-//! (TCP-AP adaptive pacing of the transmit path), [`receiver`] (the sink)
-//! and [`window_stats`] (time-weighted window accounting).
+//! (TCP-AP adaptive pacing of the transmit path), [`receiver`] (the sink),
+//! `sack/` (SACK blocks, the scoreboard and SACK-based loss recovery, used
+//! by the sender and the sink with `tcp.sack`) and [`window_stats`]
+//! (time-weighted window accounting).
 
 pub mod config;
 mod congestion;
 pub mod receiver;
 pub mod rto;
+pub mod sack;
 pub mod sender;
 mod state;
 pub mod tcp_ap;
@@ -26,5 +29,6 @@ pub mod window_stats;
 pub use config::{TcpConfig, Variant};
 pub use congestion::bbr::BbrStats;
 pub use receiver::TcpReceiver;
+pub use sack::{SackProfile, SackStats};
 pub use sender::TcpSender;
 pub use tcp_ap::TcpApStats;

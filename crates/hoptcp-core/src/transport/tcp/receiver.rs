@@ -14,6 +14,7 @@
 //! until a packet carrying CWR arrives.
 
 use super::config::TcpConfig;
+use super::sack::blocks::{Held, SackSink};
 use crate::engine::Time;
 use crate::wire::TcpSegment;
 use std::collections::VecDeque;
@@ -33,6 +34,9 @@ pub struct TcpReceiverStats {
 /// What an ACK needs to know about the data packet it answers.
 #[derive(Clone, Copy, Debug)]
 struct Arrival {
+    /// The packet's number, and whether it had been received before.
+    seq: u64,
+    dup: bool,
     ts: Time,
     ect: bool,
     ce: bool,
@@ -56,6 +60,8 @@ pub struct TcpReceiver {
     held: Option<Arrival>,
     deadline: Option<Time>,
     out: VecDeque<TcpSegment>,
+    /// SACK blocks on the ACKs (`tcp.sack`).
+    sack: Option<SackSink>,
     stats: TcpReceiverStats,
 }
 
@@ -76,6 +82,7 @@ impl TcpReceiver {
             held: None,
             deadline: None,
             out: VecDeque::with_capacity(4),
+            sack: cfg.sack.map(SackSink::new),
             stats: TcpReceiverStats::default(),
         }
     }
@@ -86,11 +93,12 @@ impl TcpReceiver {
         if seg.is_ack {
             return;
         }
-        let arrival = Arrival { ts: seg.ts, ect: seg.ect, ce, cwr: seg.cwr };
         let seq = seg.seq;
-        if self.accept(seq, seg.payload_bytes) {
+        let dup = self.accept(seq, seg.payload_bytes);
+        if dup {
             self.stats.duplicates += 1;
         }
+        let arrival = Arrival { seq, dup, ts: seg.ts, ect: seg.ect, ce, cwr: seg.cwr };
         if self.delayed_ack {
             // An in-order packet with nothing buffered above it may wait.
             let in_order = self.next > 0 && seq == self.next - 1;
@@ -155,7 +163,14 @@ impl TcpReceiver {
             // no cumulative ACK to give.
             return;
         }
-        self.out.push_back(TcpSegment { ece, ..TcpSegment::new_ack(self.next - 1, cur.ts) });
+        let mut ack = TcpSegment { ece, ..TcpSegment::new_ack(self.next - 1, cur.ts) };
+        if let Some(sink) = self.sack.as_mut() {
+            let (ooo, next) = (&self.ooo, self.next);
+            let above = |s: u64| s >= next && matches!(ooo.get((s - next) as usize), Some(Some(_)));
+            let held = Held { cum: next as i64 - 1, maxseen: self.maxseen, above: &above };
+            sink.fill(&mut ack, cur.seq, cur.dup, &held);
+        }
+        self.out.push_back(ack);
         self.stats.acks_sent += 1;
     }
 

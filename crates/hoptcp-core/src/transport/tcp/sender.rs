@@ -24,6 +24,8 @@
 use super::config::TcpConfig;
 use super::congestion::bbr::BbrStats;
 use super::congestion::{self, Ack, Controller};
+use super::sack::recovery::SackRecovery;
+use super::sack::SackStats;
 use super::state::SenderState;
 use super::tcp_ap::{TcpAp, TcpApStats};
 use crate::engine::Time;
@@ -62,6 +64,9 @@ pub struct TcpSenderStats {
     /// BBR's states and estimates, with `variant = "bbr"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bbr: Option<BbrStats>,
+    /// SACK recovery's counters, with `tcp.sack`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<SackStats>,
 }
 
 /// A TCP sender as a sans-IO state machine. Feed it ACKs and timer calls;
@@ -72,6 +77,9 @@ pub struct TcpSender {
     cc: Box<dyn Controller>,
     /// TCP-AP: packets the window allows wait here for the pacer.
     ap: Option<TcpAp>,
+    /// SACK-based loss recovery (`tcp.sack`): it takes the ACKs the
+    /// controller's own duplicate-ACK handling would.
+    sack: Option<SackRecovery>,
 }
 
 impl TcpSender {
@@ -79,7 +87,8 @@ impl TcpSender {
         let core = SenderState::new(cfg);
         let ap = cfg.pacing.as_ref().map(|p| TcpAp::new(p, cfg.payload_bytes));
         let cc = congestion::for_config(cfg, &core);
-        TcpSender { core, cc, ap }
+        let sack = cfg.sack.map(|p| SackRecovery::new(p, core.highest_ack));
+        TcpSender { core, cc, ap, sack }
     }
 
     /// Phase of the coarse RTT clock (ns-2 draws `boot_time_` uniformly in
@@ -155,12 +164,23 @@ impl TcpSender {
             self.cc.on_ecn(&mut self.core, ack);
         }
         let a = Ack { now, ack, ece: seg.ece, rtt: Some(now.saturating_sub(seg.ts)) };
-        if ack > self.core.highest_ack {
-            self.cc.on_ack(&mut self.core, &a);
-        } else if ack == self.core.highest_ack {
-            self.cc.on_dupack(&mut self.core, &a);
+        if let Some(sack) = self.sack.as_mut() {
+            let mut blocks = [(0, 0); crate::wire::MAX_SACK_BLOCKS];
+            let mut n = 0;
+            for (l, r) in seg.sack_blocks() {
+                blocks[n] = (l.min(i64::MAX as u64) as i64, r.min(i64::MAX as u64) as i64);
+                n += 1;
+            }
+            sack.on_ack(&mut self.core, self.cc.as_mut(), &a, &blocks[..n]);
+            self.core.budget = sack.send_budget(&self.core);
+        } else {
+            if ack > self.core.highest_ack {
+                self.cc.on_ack(&mut self.core, &a);
+            } else if ack == self.core.highest_ack {
+                self.cc.on_dupack(&mut self.core, &a);
+            }
+            self.core.budget = self.cc.send_budget(&self.core);
         }
-        self.core.budget = self.cc.send_budget(&self.core);
         self.track_window(now);
     }
 
@@ -169,6 +189,9 @@ impl TcpSender {
         match self.core.rtx_deadline {
             Some(d) if now >= d => {
                 self.core.rtx_deadline = None;
+                if let Some(sack) = self.sack.as_mut() {
+                    sack.on_timeout(&self.core);
+                }
                 self.cc.on_timeout(&mut self.core, now);
                 self.core.budget = None;
                 if let Some(ap) = self.ap.as_mut() {
@@ -215,8 +238,17 @@ impl TcpSender {
             }
             return Some((seq, fast));
         }
-        if self.core.budget == Some(0) || self.cc.pacing_deadline(&self.core, now).is_some() {
+        let recovering = self.sack.as_ref().is_some_and(SackRecovery::in_recovery);
+        if (!recovering && self.core.budget == Some(0)) || self.cc.pacing_deadline(&self.core, now).is_some() {
             return None;
+        }
+        if let Some(sack) = self.sack.as_mut() {
+            if recovering {
+                return sack.next_segment(&mut self.core).map(|seq| (seq, false));
+            }
+            while sack.skips(self.core.t_seqno, &self.core) {
+                self.core.t_seqno += 1;
+            }
         }
         let seq = self.core.t_seqno;
         if seq <= self.core.highest_ack + self.core.window() as i64 && self.core.has_data(seq) {
@@ -327,6 +359,7 @@ impl TcpSender {
             final_cwnd: self.cwnd(),
             pacing: self.ap.as_ref().map(TcpAp::stats),
             bbr: self.cc.bbr_stats(now),
+            sack: self.sack.as_ref().map(SackRecovery::stats),
         }
     }
 
@@ -395,6 +428,8 @@ mod newreno_tests;
 mod pacing_tests;
 #[cfg(test)]
 mod reno_tests;
+#[cfg(test)]
+mod sack_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -300,6 +300,12 @@ impl Controller for Cubic {
         }
     }
 
+    fn on_sack_recovery(&mut self, core: &mut SenderState) {
+        let w = core.windowd();
+        self.reduce(core, w);
+        core.cwnd = core.ssthresh;
+    }
+
     fn on_ecn(&mut self, core: &mut SenderState, ack: i64) {
         let w = core.windowd();
         let before = core.ecn_reductions;

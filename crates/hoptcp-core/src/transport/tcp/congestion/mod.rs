@@ -19,11 +19,11 @@
 //!   what `state.window()` allows, within [`Controller::send_budget`].
 //! - Loss recovery lives in the controller, as in ns-2 (each `Agent/TCP/*`
 //!   variant has its own `dupack_action()`): Reno-family recovery is in
-//!   `reno.rs`, shared by NewReno. A SACK sender (RFC 6675) adds the
-//!   receiver's SACK blocks to [`Ack`] and keeps its scoreboard in its
-//!   controller (or a recovery helper it owns); `pipe` and NextSeg become
-//!   retransmissions queued through `state.queue_output()`, so the
-//!   sender's send loop does not change.
+//!   `reno.rs`, shared by NewReno. With `tcp.sack` the sender hands ACKs to
+//!   SACK recovery instead (`sack/recovery.rs`, RFC 6675 or ns-2's Sack1),
+//!   which calls [`Controller::on_ack`] for new ACKs outside recovery and
+//!   [`Controller::on_sack_recovery`] for the reduction when recovery
+//!   begins, and chooses the packets sent during recovery.
 //! - Time-based growth (CUBIC, RFC 9438, `cubic.rs`): every call carries
 //!   `now`, and [`Ack::rtt`] is the RTT sample of the segment the ACK
 //!   echoes, which CUBIC's target W_cubic(t + RTT) and HyStart++'s rounds
@@ -49,7 +49,7 @@ mod reno;
 mod vegas;
 
 use super::config::{CubicProfile, TcpConfig, Variant};
-use super::state::SenderState;
+use super::state::{how, SenderState};
 use crate::engine::Time;
 
 /// One ACK as a controller sees it.
@@ -76,6 +76,13 @@ pub(super) trait Controller: std::fmt::Debug + Send {
 
     /// The retransmission timer expired (with or without data outstanding).
     fn on_timeout(&mut self, state: &mut SenderState, now: Time);
+
+    /// SACK loss recovery begins (`tcp.sack`; `sack/recovery.rs` decides
+    /// what to retransmit): set ssthresh and cwnd. ns-2's halving of the
+    /// window unless the variant cuts otherwise.
+    fn on_sack_recovery(&mut self, state: &mut SenderState) {
+        state.slowdown(how::SSTHRESH_HALF | how::CWND_HALF);
+    }
 
     /// ECN-Echo, before the ACK's own handling: all of ns-2's variants share
     /// `TcpAgent::ecn()`.
