@@ -74,7 +74,7 @@ import json
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .. import _bridge
 from ..errors import ScenarioError
@@ -187,6 +187,8 @@ class FlowMap:
     #: bytes of one data packet as ns-2's receiving agent counts them (TCP sink ``bytes_``)
     ns2_packet_bytes: int
     max_window: int = 0
+    #: the sender is Agent/TCP/Sack1 (the parser counts its recoveries from the cwnd_ trace)
+    sack: bool = False
 
 
 @dataclass
@@ -776,7 +778,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             # On arrival a data packet is payload + 40 B (the routing agent's header included).
             fmaps.append(FlowMap(i, "tcp", f["app"], f["src"], f["dst"], f["path"], start, stop,
                                  int(t["payload_bytes"]), int(t["payload_bytes"]) + TCP_HEADER_BYTES,
-                                 int(t["max_window"])))
+                                 int(t["max_window"]), _sack_on(t)))
         else:
             size = int(f["packet_bytes"]) + UDP_HEADER_BYTES - (udp_added if f["src"] < nn else 0)
             interval_ns = max(1, round(f["packet_bytes"] * 8 / f["rate_bps"] * 1e9))

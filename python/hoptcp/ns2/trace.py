@@ -238,6 +238,25 @@ def parse_cwnd(lines: Iterable[str], addrs: Mapping[int, int] | None = None
     return out
 
 
+def sack1_recoveries(changes: Sequence[tuple[float, float]], start: float) -> tuple[int, int]:
+    """Agent/TCP/Sack1's fast recoveries from its cwnd_ trace after ``start``: (begun, completed).
+
+    Sack1 halves cwnd_ when a recovery begins (``slowdown``) and leaves it alone until the
+    recovery ends: by the ACK of the recovery point, after which the next ACK opens cwnd_
+    (the next change is an increase), or by a timeout (the next change is cwnd_ = 1). So a
+    recovery is a fall to a value above one, completed when the next change is a rise."""
+    begun = completed = 0
+    prev_v = changes[0][1] if changes else 0.0
+    for k in range(1, len(changes)):
+        t, v = changes[k]
+        if t > start and 1.0 < v < prev_v:
+            begun += 1
+            if k + 1 < len(changes) and changes[k + 1][1] > v:
+                completed += 1
+        prev_v = v
+    return begun, completed
+
+
 def time_average(changes: Sequence[tuple[float, float]], start: float, end: float, cap: float) -> float:
     """Time-weighted mean of min(value, cap) over [start, end] of a piecewise-constant series."""
     if end <= start or not changes:
@@ -311,6 +330,9 @@ def report(meta: Mapping[str, Any], trace: TraceSummary, stats: Mapping[int, Map
                 "timeouts": int(st.get("nrexmit_", 0)),
                 "packets_sent": int(st.get("ndatapack_", 0)),
             })
+            if f.get("sack"):
+                begun, done = sack1_recoveries(changes, t0 + float(f["start_s"]))
+                rec["sack"] = {"recoveries": begun, "recoveries_completed": done}
         flows.append(rec)
     totals = {c: 0 for c in DROP_CAUSES}
     kinds = ("udp", "tcp_data", "tcp_ack") + (("aodv",) if meta.get("routing") == "aodv" else ())

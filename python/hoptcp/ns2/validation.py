@@ -41,7 +41,9 @@ HEADLINE = ("aggregate_goodput_bps", "drops.total", "drops.queue_overflow", "dro
             # Low Delay Marking's (the ldm port; its scripts also trace RTT samples)
             "flow.*.avg_rtt_s", "node.*.ldm_marks", "node.*.ldm_drops", "node.*.ldm_packets",
             # HTTP pages' (the aodv-bs port's Application/HttpPages)
-            "flow.*.http.mean_page_goodput_bps", "flow.*.http.mean_page_time_s", "flow.*.http.pages_completed")
+            "flow.*.http.mean_page_goodput_bps", "flow.*.http.mean_page_time_s", "flow.*.http.pages_completed",
+            # SACK's (Agent/TCP/Sack1: recoveries read from its cwnd_ trace)
+            "flow.*.sack.recoveries", "flow.*.sack.recoveries_completed")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class Case:
     scenario: Scenario
     #: seeds of this case (None: the suite's)
     seeds: tuple[int, ...] | None = None
+    #: the case this one is compared against seed by seed (its variant's difference from that
+    #: case's, in each simulator: :mod:`hoptcp.ns2.versus`)
+    versus: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,25 +92,35 @@ def load_suite(path: str | Path = SUITE) -> Suite:
     unknown = set(doc) - {"seeds", "case", "diagnosis"}
     if unknown:
         raise SpecError(f"{p}: unknown key '{sorted(unknown)[0]}' (allowed: seeds, case, diagnosis)")
-    cases = []
+    cases: list[Case] = []
     for i, c in enumerate(doc.get("case", [])):
         where = f"{p}: case {i}"
-        bad = set(c) - {"name", "group", "what", "scenario", "toml", "set", "seeds"}
+        bad = set(c) - {"name", "group", "what", "scenario", "toml", "like", "set", "seeds", "versus"}
         if bad:
             raise SpecError(f"{where}: unknown key '{sorted(bad)[0]}'")
         name = _req(where, c, "name")
-        if ("scenario" in c) == ("toml" in c):
-            raise SpecError(f"{p}: case '{name}': give either scenario (a file) or toml (inline), not both")
+        if sum(k in c for k in ("scenario", "toml", "like")) != 1:
+            raise SpecError(f"{p}: case '{name}': give one of scenario (a file), toml (inline) or like (an "
+                            "earlier case's scenario, its set included)")
         if "scenario" in c:
             sc = Scenario.load(p.parent / c["scenario"])
-        else:
+        elif "toml" in c:
             sc = Scenario.from_toml(c["toml"], base_dir=p.parent, name=name, origin=f"{p}: case '{name}'")
-        sc = Scenario(sc.toml, (), sc.base_dir, name).with_overrides(_toml.flatten(c.get("set", {})))
+        else:
+            base = next((b for b in cases if b.name == c["like"]), None)
+            if base is None:
+                raise SpecError(f"{p}: case '{name}': like = '{c['like']}' names no earlier case")
+            sc = base.scenario
+        sc = Scenario(sc.toml, sc.overrides if "like" in c else (), sc.base_dir, name).with_overrides(
+            _toml.flatten(c.get("set", {})))
         seeds = tuple(int(x) for x in c["seeds"]) if "seeds" in c else None
-        cases.append(Case(name, c.get("group", ""), c.get("what", ""), sc, seeds))
+        cases.append(Case(name, c.get("group", ""), c.get("what", ""), sc, seeds, c.get("versus")))
     names = [c.name for c in cases]
     if len(set(names)) != len(names):
         raise SpecError(f"{p}: case names must be unique")
+    for c in cases:
+        if c.versus is not None and c.versus not in names:
+            raise SpecError(f"{p}: case '{c.name}': versus = '{c.versus}' names no case")
     diags = []
     for d in doc.get("diagnosis", []):
         where = f"{p}: diagnosis"
@@ -416,6 +431,13 @@ def render(suite: Suite, data: Mapping[str, Any]) -> str:
             for label, a, b in aodv_figures(e["ns2"], e["hoptcp"]):
                 w(aodv_row(c.name, len(e["seeds"]), label, a, b))
         w("")
+    from . import versus
+    for group, (variant, metrics) in versus.SECTIONS.items():
+        members = [c for c in suite.cases if c.group == group]
+        if members:
+            w(f"## {group}")
+            w("")
+            out.extend(versus.section(members, data, metrics, variant))
     w("## Differences beyond seed noise")
     w("")
     w("Every comparison of the cases above with p < 0.05, with its diagnosis, or *open* where none is "

@@ -175,6 +175,7 @@ pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
         vegas_beta: t.vegas_beta,
         vegas_gamma: t.vegas_gamma,
         bbr_phases: t.bbr_phases.clone(),
+        sack: t.sack.then_some(t.sack_profile),
         ..TcpConfig::default()
     }
 }

@@ -20,6 +20,7 @@ use crate::net::MarkAction;
 use crate::stats::series::SeriesKind;
 use crate::transport::tcp::config::CubicProfile;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
+use crate::transport::tcp::SackProfile;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -325,6 +326,12 @@ pub struct Tcp {
     /// Present when set: a run without it keeps its canonical form.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bbr_phases: Vec<u8>,
+    /// Present when true, as `sack_profile` when not the default: a run
+    /// without them keeps its canonical form.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sack: bool,
+    #[serde(skip_serializing_if = "is_rfc6675")]
+    pub sack_profile: SackProfile,
     /// Present when a flow or the gateway paces with TCP-AP.
     #[serde(skip_serializing_if = "Given::is_absent")]
     pub ap: Given<TcpAp>,
@@ -337,6 +344,10 @@ pub struct Tcp {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct TcpCubic {
     pub profile: CubicProfile,
+}
+
+fn is_rfc6675(p: &SackProfile) -> bool {
+    *p == SackProfile::Rfc6675
 }
 
 impl Tcp {
@@ -451,6 +462,7 @@ pub struct TcpOverrides {
     pub ecn: Inherit<bool>,
     pub delayed_ack: Inherit<bool>,
     pub min_rto_s: Inherit<f64>,
+    pub sack: Inherit<bool>,
 }
 
 impl TcpOverrides {
@@ -461,6 +473,7 @@ impl TcpOverrides {
         ecn: Inherit::Inherited,
         delayed_ack: Inherit::Inherited,
         min_rto_s: Inherit::Inherited,
+        sack: Inherit::Inherited,
     };
 
     /// `[tcp]` with these keys applied.
@@ -472,6 +485,7 @@ impl TcpOverrides {
             ecn: self.ecn.or(tcp.ecn),
             delayed_ack: self.delayed_ack.or(tcp.delayed_ack),
             min_rto_s: self.min_rto_s.or(tcp.min_rto_s),
+            sack: self.sack.or(tcp.sack),
             ..tcp.clone()
         }
     }
@@ -556,6 +570,7 @@ impl Serialize for Flow {
         write_inherit(&mut m, "ecn", &t.ecn)?;
         write_inherit(&mut m, "delayed_ack", &t.delayed_ack)?;
         write_inherit(&mut m, "min_rto_s", &t.min_rto_s)?;
+        write_inherit(&mut m, "sack", &t.sack)?;
         m.end()
     }
 }
@@ -764,6 +779,8 @@ impl Resolved {
             vegas_beta: t.vegas_beta,
             vegas_gamma: t.vegas_gamma,
             bbr_phases: t.bbr_phases,
+            sack: t.sack,
+            sack_profile: t.sack_profile,
             ap: Given::from_parsed(t.ap.as_ref().map(TcpAp::from_filled)),
             cubic: Given::from_parsed(t.cubic.map(|c| TcpCubic { profile: c.profile })),
         };
@@ -908,6 +925,7 @@ fn flow(key: &str, f: schema::FlowSpec) -> R<Flow> {
             ecn: Inherit::from_parsed(f.ecn),
             delayed_ack: Inherit::from_parsed(f.delayed_ack),
             min_rto_s: Inherit::from_parsed(f.min_rto_s),
+            sack: Inherit::from_parsed(f.sack),
         },
     })
 }

@@ -21,6 +21,7 @@ use crate::stats::series::SeriesKind;
 use crate::transport::tcp::config as tcp_cfg;
 use crate::transport::tcp::config::CubicProfile;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
+use crate::transport::tcp::SackProfile;
 use serde::{Deserialize, Serialize};
 
 k::word_keys!(
@@ -44,6 +45,7 @@ k::word_keys!(
     AppKind,
     AgingRule,
     CubicProfile,
+    SackProfile,
 );
 
 impl k::KeyType for MaxWindow {
@@ -757,6 +759,15 @@ pub struct TcpSpec {
     #[key(def = Unset("none: each drawn as ns-3.37 draws it, 0 or 3..=7"), ty = "list of integers", allowed = Text("each 0..=7"))]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bbr_phases: Vec<u8>,
+    /// Selective acknowledgments: SACK blocks on the ACKs (RFC 2018) and SACK-based loss recovery (RFC 6675, or ns-2.35's Sack1: tcp.sack_profile); not with bbr.
+    // Left out of the canonical form at its default (as sack_profile), so existing scenarios keep their identity.
+    #[key(flag = false)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sack: bool,
+    /// With tcp.sack: RFC 6675's recovery, or ns-2.35's Agent/TCP/Sack1 with TCPSink/Sack1 (the checks against ns-2.35).
+    #[key(word = "rfc6675")]
+    #[serde(skip_serializing_if = "is_rfc6675")]
+    pub sack_profile: SackProfile,
     #[key(table)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ap: Option<TcpApSpec>,
@@ -773,6 +784,10 @@ pub struct TcpCubicSpec {
     /// rfc9438: RFC 9438 with HyStart++ (RFC 9406) over NewReno's recovery; ns2_linux: ns-2.35's Agent/TCP/Linux with select_ca cubic (Linux 2.6.22's tcp_cubic.c) behind a plain TCPSink, for the check against ns-2.35 (docs/model.md).
     #[key(word = "rfc9438")]
     pub profile: CubicProfile,
+}
+
+fn is_rfc6675(p: &SackProfile) -> bool {
+    *p == SackProfile::Rfc6675
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, strum::VariantNames)]
@@ -887,6 +902,10 @@ pub struct FlowSpec {
     #[key(def = Derived(|| "tcp.min_rto_s".to_string()), allowed = TcpSpec::MIN_RTO_S.allowed, unit = "s")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rto_s: Option<f64>,
+    /// TCP flows: this flow's tcp.sack.
+    #[key(def = Derived(|| "tcp.sack".to_string()))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
 }
 
 /// `[random_flows]`: its flow keys are `[[flows]]`'s (same default, range,
@@ -966,6 +985,7 @@ impl RandomFlowsSpec {
             ecn: None,
             delayed_ack: None,
             min_rto_s: None,
+            sack: None,
         }
     }
 }

@@ -585,6 +585,23 @@ fn resolve_tcp(t: &mut TcpSpec, flows: &[FlowSpec], gap_on: bool) -> R<()> {
             format!("must be a number at least tcp.vegas_alpha = {}", t.vegas_alpha),
         ));
     }
+    // BBR recovers from losses its own way (ns-3's TcpBbr has no SACK here).
+    let bbr_sack = |key: &str| {
+        ScenarioError::value(
+            key,
+            true,
+            "not available with variant = \"bbr\", which has its own loss recovery (allowed: false)",
+        )
+    };
+    if t.sack && t.variant == TcpVariantSpec::Bbr {
+        return Err(bbr_sack("tcp.sack"));
+    }
+    for (i, f) in flows.iter().enumerate() {
+        let bbr = f.variant.unwrap_or(t.variant) == TcpVariantSpec::Bbr;
+        if f.transport == TransportKind::Tcp && bbr && f.sack.unwrap_or(t.sack) {
+            return Err(bbr_sack(&if f.sack.is_some() { format!("flows.{i}.sack") } else { "tcp.sack".into() }));
+        }
+    }
     // TCP-GAP's gateway paces with the [tcp.ap] settings too.
     let uses_ap =
         gap_on || t.variant == TcpVariantSpec::TcpAp || flows.iter().any(|f| f.variant == Some(TcpVariantSpec::TcpAp));
@@ -680,6 +697,7 @@ fn resolve_flow(key: &str, f: &mut FlowSpec, duration: f64) -> R<()> {
                 ("ecn", f.ecn.is_some()),
                 ("delayed_ack", f.delayed_ack.is_some()),
                 ("min_rto_s", f.min_rto_s.is_some()),
+                ("sack", f.sack.is_some()),
             ];
             if let Some((k, _)) = tcp_only.iter().find(|(_, set)| *set) {
                 return Err(ScenarioError::new(

@@ -64,9 +64,10 @@ pub(super) mod scoreboard;
 
 use serde::{Deserialize, Serialize};
 
-/// Which SACK behaviour `tcp.sack` turns on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Which SACK behaviour `tcp.sack` turns on (`tcp.sack_profile`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, strum::VariantNames)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum SackProfile {
     /// RFC 2018 blocks and RFC 6675 recovery.
     #[default]
