@@ -529,3 +529,48 @@ fn a_trace_on_a_full_disk_says_the_write_failed() {
         other => panic!("expected a write error, got {:?}", other.map(|r| r.events)),
     }
 }
+
+/// SACK ACKs carry their blocks as a real SACK option, in exactly the bytes
+/// the profile counts: the TCP header's length covers them, the IP length
+/// agrees, and Wireshark reads the edges (byte numbers of packet edges).
+#[test]
+fn sack_acks_carry_a_sack_option_of_their_counted_size() {
+    for (profile, layout) in [("rfc6675", 2usize), ("ns2_sack1", 0)] {
+        let path = temp(&format!("sack-{profile}"));
+        let text = tcp_chain(3, 32)
+            .replace("[tcp]\n", &format!("[tcp]\nsack = true\nsack_profile = \"{profile}\"\n"))
+            .replace("duration_s = 4", "duration_s = 20");
+        run_with_pcap(&text, &path);
+        let (_, recs) = read_pcapng(&std::fs::read(&path).unwrap());
+        let mut with_sack = 0;
+        for r in recs.iter().filter(|r| r.data[14] == 0x08 && r.data.len() >= 14 + 32 + 40) {
+            let ip = &r.data[14 + 32..];
+            if ip[9] != 6 {
+                continue;
+            }
+            let total = u16::from_be_bytes([ip[2], ip[3]]) as usize;
+            let t = &ip[20..];
+            let hdr = (t[12] >> 4) as usize * 4;
+            if hdr > 20 && total == 20 + hdr {
+                let o = &t[20..hdr];
+                with_sack += 1;
+                if o.iter().all(|&b| b == 1) {
+                    assert_eq!((profile, o.len()), ("ns2_sack1", 8), "only ns-2's one block is NOPs alone");
+                    continue;
+                }
+                assert_eq!(o[layout], 5, "{profile}: SACK option at {layout}: {o:?}");
+                let n = (o[layout + 1] as usize - 2) / 8;
+                let right = u32::from_be_bytes(o[layout + 6..layout + 10].try_into().unwrap());
+                assert!(n >= 1 && (right - 1) % 1460 == 0, "{profile}: edges name packet boundaries");
+            }
+        }
+        assert!(with_sack > 0, "{profile}: the run is meant to lose packets and send SACK blocks");
+        if tshark_version().is_some() {
+            let sack = tshark_fields(&path, "tcp.options.sack_le", "frame.number");
+            let bad = tshark_fields(&path, "_ws.malformed || _ws.expert.severity >= \"Error\"", "frame.number");
+            assert!(bad.is_empty(), "{profile}: malformed {bad:?}");
+            assert!(profile != "rfc6675" || !sack.is_empty(), "Wireshark reads the SACK blocks");
+        }
+        std::fs::remove_file(&path).ok();
+    }
+}

@@ -223,6 +223,36 @@ fn tcp_header(
         tcp.acknowledgment_number = 1;
         tcp.cwr = seg.cwr;
     }
+    if seg.option_bytes > 0 {
+        tcp.set_options_raw(&sack_option(seg, mss)).map_err(std::io::Error::other)?;
+    }
     tcp.checksum = tcp.calc_checksum_ipv4(ip, payload).map_err(std::io::Error::other)?;
     Ok(tcp)
+}
+
+/// The SACK option (kind 5) of an ACK in exactly its `option_bytes`: two
+/// NOPs first when the profile counts them (RFC 2018's layout, 4 + 8n),
+/// else as many blocks as fit, NOP-padded (ns-2 counts 8 bytes a block and
+/// no option header, so its ACKs show one block fewer; one block: NOPs only). Packet p holds bytes (p - 1)·mss + 1 ..= p·mss.
+fn sack_option(seg: &crate::wire::tcp_segment::TcpSegment, mss: u64) -> Vec<u8> {
+    let room = seg.option_bytes as usize;
+    let mut o = Vec::with_capacity(room);
+    if room % 8 == 4 {
+        o.extend_from_slice(&[1, 1]);
+    }
+    let fit = (room - o.len()).saturating_sub(2) / 8;
+    let blocks: Vec<(u64, u64)> = seg.sack_blocks().take(fit).collect();
+    if blocks.is_empty() {
+        // ns-2's one block (8 bytes) leaves no room for an option header.
+        o.resize(room, 1);
+        return o;
+    }
+    o.extend_from_slice(&[5, 2 + 8 * blocks.len() as u8]);
+    for (l, r) in blocks {
+        for edge in [l, r] {
+            o.extend_from_slice(&((edge - 1).wrapping_mul(mss).wrapping_add(1) as u32).to_be_bytes());
+        }
+    }
+    o.resize(room, 1);
+    o
 }
