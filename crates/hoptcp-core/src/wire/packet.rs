@@ -102,6 +102,7 @@ mod tests {
     fn routing_messages_do_not_grow_packets() {
         // A packet record is copied on every reception: AODV's messages
         // must fit in the room TCP segments already take.
-        assert!(std::mem::size_of::<Body>() <= 56, "Body is {} bytes", std::mem::size_of::<Body>());
+        // (64 since TCP segments carry three SACK blocks.)
+        assert!(std::mem::size_of::<Body>() <= 64, "Body is {} bytes", std::mem::size_of::<Body>());
     }
 }

@@ -213,14 +213,16 @@ impl SackRecovery {
                 cc.on_ack(core, a);
                 self.after_rto = false;
                 self.clear_board(ack);
-            } else if ack == core.highest_ack && !self.after_rto {
-                if self.board.update(ack, blocks.iter().copied(), core.maxseq) {
-                    core.dupacks += 1;
-                    if core.dupacks == core.numdupacks {
-                        self.sack1_dupack_action(core, cc, a.now);
-                    } else if core.dupacks < core.numdupacks && core.limited_transmit {
-                        core.send_one();
-                    }
+            } else if ack == core.highest_ack
+                && !self.after_rto
+                && self.board.update(ack, blocks.iter().copied(), core.maxseq)
+            {
+                // A duplicate ACK counts only when it changed the scoreboard.
+                core.dupacks += 1;
+                if core.dupacks == core.numdupacks {
+                    self.sack1_dupack_action(core, cc, a.now);
+                } else if core.dupacks < core.numdupacks && core.limited_transmit {
+                    core.send_one();
                 }
             }
             return;
