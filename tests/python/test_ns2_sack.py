@@ -9,9 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from hoptcp.ns2 import Ns2Unsupported, available, export
+from hoptcp.ns2 import Ns2Unsupported, available, export, versus
 from hoptcp.ns2 import trace as tr
-from hoptcp.ns2 import versus
 from hoptcp.scenario import Scenario
 
 needs_ns = pytest.mark.skipif(not available(), reason="ns-2 is not installed (no `ns` on PATH)")
