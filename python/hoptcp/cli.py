@@ -1120,6 +1120,7 @@ def reproduce(entry: str | None, list_: bool, quick: bool, out: str | None, jobs
     for c in result.claims:
         click.echo(f"{c.verdict:>8}  {c.claim.name}: {c.summary}")
     click.echo(f"wrote {result.report}")
+    click.echo(result.run_line())
     failed = [c.claim.name for c in result.claims if c.verdict == "fail"]
     if check and failed:
         print(f"hoptcp: check failed: {entry}: {len(failed)} claim(s) fail: {', '.join(failed)}", file=sys.stderr)

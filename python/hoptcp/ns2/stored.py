@@ -121,6 +121,9 @@ PLANS: dict[str, Plan] = {
                       note=_GAP_NOTE),
     "gap-parallel": Plan(seeds=_TEN, main=False, sides=("static-newreno",), note=_GAP_NOTE),
     "gap-responsiveness": Plan(seeds=_TEN, main=False, sides=("static-newreno",), note=_GAP_NOTE),
+    "modern-tcp": Plan(unsupported="hoptcp's own study, with no claim to judge; ns-2.35 has no BBR, and "
+                                   "hoptcp's SACK and CUBIC are checked against ns-2.35's Sack1 and TCP-Linux, and "
+                                   "its BBR against ns-3.37, in docs/validation.md"),
     "fu-linkdrop": Plan(unsupported="its claims divide by packets handed to each MAC and use the per-node "
                                     "backlog, which ns-2's traces give only with full MAC tracing"),
 }

@@ -28,7 +28,7 @@ KINDS = ("derive", "check", "reference", "evidence", "values", "figure")
 #: every module that registers entry functions (under hoptcp.reproduce)
 MODULES = ("builders", "checks", "figures", "lib.fu_chain", "lib.fu_chain_sides", "lib.fu_lred", "lib.fu_lred_ranges", "lib.fu_network",
            "lib.fu_network_sides", "lib.gap_hybrid", "lib.gap_links", "lib.gap_multiflow", "lib.gap_responsiveness",
-           "lib.jiang", "lib.ldm", "lib.ns2_agreement")
+           "lib.jiang", "lib.ldm", "lib.modern_tcp", "lib.ns2_agreement")
 
 _FUNCTIONS: dict[str, dict[str, Callable[..., Any]]] = {k: {} for k in KINDS}
 _loaded = False

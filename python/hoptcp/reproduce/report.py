@@ -547,10 +547,25 @@ class Reproduction:
     runs: "pd.DataFrame"
     context: Context | None = None
     values: dict[str, Any] = field(default_factory=dict)
+    #: seconds the sweeps took (runs from the store included)
+    elapsed: float = 0.0
 
     @property
     def verdict(self) -> str:
         return overall_verdict(self.claims)
+
+    def run_line(self) -> str:
+        """How many runs the report rests on (main and side sweeps), how many were simulated now, and the time."""
+        ctxs = [self.context, *self.context.sides.values()] if self.context is not None else []
+        frames = [c.runs for c in ctxs] or [self.runs]
+        n = sum(len(f) for f in frames)
+        ran = sum(int(f.attrs.get("ran", 0)) for f in frames)
+        return (f"{self.entry.id}: {n} runs ({ran} simulated now, {n - ran} from the store), "
+                f"sweeps {self.elapsed:.1f} s")
+
+
+#: the overall verdict of an entry that checks no claim (hoptcp's own studies, e.g. modern-tcp)
+STUDY = "study, no claims"
 
 
 def overall_verdict(claims: list[ClaimResult]) -> str:
@@ -607,7 +622,7 @@ def reproduce(entry_id: str | Entry, out: str | Path, *, quick: bool = False,
     report = out / "report.md"
     report.write_text(_report_md(ctx, claims, figures, elapsed, store, values), encoding="utf-8")
     write_verdicts(entry, claims, out / "verdicts.csv")
-    return Reproduction(entry, quick, claims, figures, report, runs, ctx, values)
+    return Reproduction(entry, quick, claims, figures, report, runs, ctx, values, elapsed)
 
 
 def _agreement_pair(entry: Entry, ctx: Context, quick: bool,
@@ -816,7 +831,8 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
     if quick:
         L += ["", f"**{run_text(ctx)}.** Seeds and run lengths stated in the description, notes and captions "
               "without this mark are those of the full run, not of this report."]
-    overall = overall_verdict(claims)
+    # an entry without claims is a study of this project's: it measures and judges nothing
+    overall = overall_verdict(claims) if entry.claims else STUDY
     L += ["", f"Overall verdict: **{overall}** ({run_text(ctx)}" + ("; paper claims only" if any(
         not c.claim.counted for c in claims) else "") + ")"]
 
@@ -835,6 +851,8 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
         L += _side_md(side, ctx.sides[side.name])
 
     L += ["", "## Claims"]
+    if not entry.claims:
+        L += ["", "None: this is hoptcp's own study. It measures and judges nothing; its numbers are in the notes."]
     for c in claims:
         L += _claim_md(c, values, entry.id, ctx.ns2 is not None, text_scenario(ctx))
 
@@ -848,7 +866,7 @@ def _report_md(ctx: Context, claims: list[ClaimResult], figures: list[Path], ela
                 L += ["", f"*{caption}*"]
     notes = render(entry.notes, values, f"entry '{entry.id}' notes", text_scenario(ctx)) if entry.notes else ""
     L += ["", "## Notes", "", notes or "No known differences recorded for this entry."]
-    L += ["", VERDICT_LEGEND + " Per-run numbers are in `results.csv`"
+    L += ["", (VERDICT_LEGEND + " " if entry.claims else "") + "Per-run numbers are in `results.csv`"
           + (" and `side-NAME.csv`." if entry.sides else "."), ""]
     return "\n".join(L)
 
