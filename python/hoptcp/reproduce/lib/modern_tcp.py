@@ -3,8 +3,8 @@ BBR on the same seeds. No paper claims: every function here measures, none judge
 
 A run's sender ("arm") is read from its ``tcp.variant`` and ``tcp.sack`` columns; arms are
 compared paired by seed (:func:`hoptcp.stats.paired_gain`), each against its baseline: SACK
-against NewReno (the recovery alone), CUBIC and BBR against NewReno with SACK (the congestion
-controller alone).
+against NewReno (the recovery alone), CUBIC against NewReno with SACK (the congestion controller
+alone), BBR (which has its own recovery and takes no SACK) against NewReno.
 """
 
 from __future__ import annotations
