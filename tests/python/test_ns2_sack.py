@@ -97,7 +97,7 @@ def test_versus_section_pairs_seeds_and_judges_the_effect() -> None:
     lines = versus.section(cases, data, versus.SECTIONS["SACK against ns-2.35's Sack1"][1], "SACK")
     text = "\n".join(lines)
     effect = next(ln for ln in lines if ln.startswith("| bn-sack | goodput") and "beyond" in ln)
-    assert "100.0 k ± 0" in effect and "95.0 k ± 0" in effect and effect.endswith("| agree |"), effect
+    assert "100.0 k ± 0.0 k" in effect and "95.0 k ± 0.0 k" in effect and effect.endswith("| agree |"), effect
     timeouts = next(ln for ln in lines if ln.startswith("| bn-sack | timeouts") and "−" not in ln and "beyond" in ln)
     assert "-2 ± 0" in timeouts, timeouts
     assert "| bn-sack | SACK recoveries without a timeout | 5 ± 0 | 5 ± 0 | agree |" in text

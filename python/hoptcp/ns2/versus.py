@@ -82,6 +82,8 @@ def _fmt(x: float) -> str:
 
 def _pm(xs: Sequence[float]) -> str:
     m, sd = _mean_sd(xs)
+    if abs(m) >= 1e4:  # both in thousands, as the mean
+        return f"{m / 1e3:.1f} k ± {sd / 1e3:.1f} k"
     return f"{_fmt(m)} ± {_fmt(sd)}"
 
 
