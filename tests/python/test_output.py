@@ -104,10 +104,10 @@ def test_reproduce_check_exit_status(fake_core, capsys, tmp_path, monkeypatch, v
     from hoptcp import reproduce as rep
 
     result = type("R", (), {"claims": [_Claim(f"c{i}", v) for i, v in enumerate(verdicts)],
-                            "report": tmp_path / "report.md"})()
+                            "report": tmp_path / "report.md", "run_line": lambda self: "single-hop: 2 runs"})()
     monkeypatch.setattr(rep, "reproduce", lambda *a, **kw: result)
     code, out, err = run_cli(capsys, "reproduce", "single-hop", "--quick", *(["--check"] if check else []))
-    assert code == status
+    assert code == status and "single-hop: 2 runs" in out
     if status:
         assert err.strip() == "hoptcp: check failed: single-hop: 1 claim(s) fail: c1"
 
