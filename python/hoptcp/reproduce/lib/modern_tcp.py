@@ -202,10 +202,13 @@ def _topology_values(ctx: "Context") -> dict[str, Any]:
                             f"{_num(mean_ci(sub['jain_flows']))} | {mac.mean:.0f} | {buf.mean:.0f} | "
                             f"{'–' if math.isnan(share) else f'{share:.1%}'} |")
     shares = [s for s in overflow_shares if not math.isnan(s[0])]
-    if shares:
+    if shares and max(shares)[0] == 0:
+        sentence = (f"In none of the {len(shares)} cases, senders and windows did a queue overflow: every drop "
+                    "is a MAC retry-limit drop.")
+    elif shares:
         hi = max(shares)
         sentence = (f"Across the {len(shares)} cases, senders and windows, queue overflows are at most "
-                    f"{hi[0]:.1%} of the drops ({hi[3]} on {hi[1]} at MaxWin {hi[2]}).")
+                    f"{hi[0]:.2%} of the drops ({hi[3]} on {hi[1]} at MaxWin {hi[2]}).")
     else:
         sentence = "No run dropped a packet."
     return {"topology_table": "\n".join(rows), "topology_sentence": sentence}
