@@ -121,6 +121,13 @@ impl Station {
         self.w.now = t;
     }
 
+    /// Packet 1 handed over at 1 ms: that time and the backoff it draws.
+    fn first_packet(&mut self, next_hop: NodeId) -> (Time, Time) {
+        let t0 = 1_000 * US;
+        self.send(t0, 1, next_hop);
+        (t0, self.draw(31))
+    }
+
     fn send(&mut self, at: Time, packet: u32, next_hop: NodeId) {
         self.run_until(at);
         self.dcf.send(Outgoing { packet, ip_bytes: IP, next_hop }, &self.p, &mut self.w);
@@ -189,9 +196,7 @@ fn backoff_counts_down_after_difs_on_an_idle_medium() {
     // the frame goes DIFS + (random % 31) slots later.
     for (threshold, kind) in [(RTS_NEVER, FrameKind::Data), (RTS_ALWAYS, FrameKind::Rts)] {
         let mut s = Station::new(threshold, 11);
-        let t0 = 1_000 * US;
-        s.send(t0, 1, PEER);
-        let k = s.draw(31);
+        let (t0, k) = s.first_packet(PEER);
         s.quiet_until(t0 + DIFS + k - US);
         let f = s.tx(t0 + DIFS + k);
         assert_eq!((f.kind, f.ta, f.ra), (kind, ME, PEER));
@@ -203,9 +208,7 @@ fn backoff_counts_down_after_difs_on_an_idle_medium() {
 #[test]
 fn backoff_freezes_on_whole_slots_and_waits_difs_again_on_resume() {
     let mut s = Station::new(RTS_NEVER, seed_with_first_draw(5));
-    let t0 = 1_000 * US;
-    s.send(t0, 1, PEER);
-    let k = s.draw(31);
+    let (t0, k) = s.first_packet(PEER);
     // A broadcast from OTHER starts 2.5 slots into the countdown: the backoff
     // freezes (BackoffTimer::pause) keeping k - 2 slots, the half slot is lost.
     let b = data(OTHER, BROADCAST, 9);
@@ -231,9 +234,7 @@ fn post_backoff_after_success_delays_the_next_packet() {
     // SEND (not idle: the backoff starts frozen), then tx_resume() -> setTxState(IDLE)
     // resumes it with DIFS. A packet handed over meanwhile waits for that backoff.
     let mut s = Station::new(RTS_NEVER, 5);
-    let t0 = 1_000 * US;
-    s.send(t0, 1, PEER);
-    let k1 = s.draw(31);
+    let (t0, k1) = s.first_packet(PEER);
     let d = s.tx(t0 + DIFS + k1);
     let ack_at = t0 + DIFS + k1 + d.airtime + PROP + SIFS;
     s.hear(ack_at, ack(ME), true, 1.0);
@@ -291,9 +292,7 @@ fn nav_from_overheard_rts_and_data_only_extends() {
 #[test]
 fn eifs_after_a_frame_that_cannot_be_decoded() {
     let mut s = Station::new(RTS_NEVER, seed_with_first_draw(3));
-    let t0 = 1_000 * US;
-    s.send(t0, 1, PEER);
-    let k = s.draw(31);
+    let (t0, k) = s.first_packet(PEER);
     // Sensed but not decodable (between the carrier-sense and receive thresholds),
     // exactly one slot into the countdown.
     let t1 = t0 + DIFS + SLOT;
@@ -311,9 +310,7 @@ fn eifs_after_a_frame_that_cannot_be_decoded() {
 #[test]
 fn eifs_after_a_collision_counts_from_the_end_of_the_longer_frame() {
     let mut s = Station::new(RTS_NEVER, seed_with_first_draw(2));
-    let t0 = 1_000 * US;
-    s.send(t0, 1, PEER);
-    let k = s.draw(31);
+    let (t0, k) = s.first_packet(PEER);
     // Two frames for us overlap with equal power: no capture (ratio < 10 dB).
     let t1 = t0 + DIFS;
     s.hear(t1, rts(OTHER, ME), true, 1.0);
@@ -406,9 +403,7 @@ fn a_retransmitted_data_frame_is_acknowledged_but_delivered_once() {
 #[test]
 fn frames_arriving_while_we_transmit_are_missed_without_a_nav() {
     let mut s = Station::new(RTS_NEVER, 4);
-    let t0 = 1_000 * US;
-    s.send(t0, 1, PEER);
-    let k = s.draw(31);
+    let (t0, k) = s.first_packet(PEER);
     let t_tx = t0 + DIFS + k;
     s.tx(t_tx);
     // recv(): tx_active_ -> error; recv_timer(): tx_active_ -> silent discard.
@@ -427,9 +422,8 @@ fn rts_retried_with_doubling_cw_and_dropped_after_the_short_retry_limit() {
     // ssrc_ = 0 and rst_cw(). The next packet starts from cw 31.
     let mut s = Station::new(RTS_ALWAYS, 21);
     s.w.queue.push_back(Outgoing { packet: 2, ip_bytes: IP, next_hop: PEER });
-    let t0 = 1_000 * US;
-    s.send(t0, 1, PEER);
-    let mut at = t0 + DIFS + s.draw(31);
+    let (t0, k) = s.first_packet(PEER);
+    let mut at = t0 + DIFS + k;
     let mut cw = 31;
     for attempt in 1..=7 {
         let f = s.tx(at);
@@ -462,9 +456,8 @@ fn unacknowledged_data_after_cts_retried_with_a_new_rts_until_the_long_retry_lim
     // size > RTSThreshold -> slrc_++; below the long limit a fresh RTS is built
     // (sendRTS, retry bit clear), inc_cw(), backoff; at slrc_ >= 4 the packet is dropped.
     let mut s = Station::new(RTS_ALWAYS, 31);
-    let t0 = 1_000 * US;
-    s.send(t0, 1, PEER);
-    let mut at = t0 + DIFS + s.draw(31);
+    let (t0, k) = s.first_packet(PEER);
+    let mut at = t0 + DIFS + k;
     let mut cw = 31;
     for attempt in 1..=4 {
         let r = s.tx(at);
@@ -500,9 +493,8 @@ fn basic_access_retries_data_on_the_short_count_which_each_ack_resets() {
     // second would be dropped at its first timeout.
     let mut s = Station::new(RTS_NEVER, 41);
     s.w.queue.push_back(Outgoing { packet: 2, ip_bytes: IP, next_hop: PEER });
-    let t0 = 1_000 * US;
-    s.send(t0, 1, PEER);
-    let mut at = t0 + DIFS + s.draw(31);
+    let (t0, k) = s.first_packet(PEER);
+    let mut at = t0 + DIFS + k;
     for packet in 1..=2u32 {
         let mut cw = 31;
         for attempt in 1..=7 {
@@ -532,9 +524,8 @@ fn basic_access_retries_data_on_the_short_count_which_each_ack_resets() {
 fn broadcast_goes_without_rts_or_ack_at_the_basic_rate() {
     let mut s = Station::new(RTS_ALWAYS, 6);
     s.w.queue.push_back(Outgoing { packet: 2, ip_bytes: IP, next_hop: PEER });
-    let t0 = 1_000 * US;
-    s.send(t0, 1, BROADCAST);
-    let t1 = t0 + DIFS + s.draw(31);
+    let (t0, k) = s.first_packet(BROADCAST);
+    let t1 = t0 + DIFS + k;
     let b = s.tx(t1);
     // sendDATA: broadcast at basicRate_, duration 0; no RTS whatever the threshold.
     assert_eq!((b.kind, b.ra, b.nav, b.airtime), (FrameKind::Data, BROADCAST, 0, (192 + 8 * 1034) * US));

@@ -90,8 +90,18 @@ const S: Time = NS_PER_S;
 fn on_chain_route(a: &mut Aodv, p: &AodvParams, env: &mut Env) {
     let k = a.id;
     a.recv(AodvMsg::Rreq(rreq(0, 7, k as u8, 1, 4, 0)), k - 1, BROADCAST, 30 - k as u8, p, env);
-    let rp = Rrep { hop_count: 7 - k as u8, dst: 7, dst_seqno: 4, src: k + 1, lifetime: 10 * S, timestamp: 0 };
+    let rp = rrep(7 - k as u8, 7, 4, k + 1);
     a.recv(AodvMsg::Rrep(rp), 7, 0, 23 + k as u8, p, env);
+}
+
+/// A reply from `src` about `dst`, valid for 10 s.
+fn rrep(hop_count: u8, dst: NodeId, dst_seqno: u32, src: NodeId) -> Rrep {
+    Rrep { hop_count, dst, dst_seqno, src, lifetime: 10 * S, timestamp: 0 }
+}
+
+/// Default parameters, node `id` and an empty environment.
+fn at_node(id: NodeId) -> (AodvParams, Aodv, Env) {
+    (AodvParams::default(), node(id), Env::default())
 }
 
 fn rreq(src: NodeId, dst: NodeId, hop_count: u8, bcast_id: u32, src_seqno: u32, dst_seqno: u32) -> Rreq {
@@ -127,9 +137,7 @@ fn rreq_schedule(a: &mut Aodv, p: &AodvParams, env: &mut Env, to: Time) -> Vec<(
 
 #[test]
 fn source_buffers_and_broadcasts_a_request() {
-    let p = AodvParams::default();
-    let mut a = node(0);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(0);
     a.resolve(data(1, 0, 7, 0), &p, &mut env);
     assert_eq!(a.buffered(), 1);
     assert!(env.data.is_empty());
@@ -148,9 +156,7 @@ fn source_buffers_and_broadcasts_a_request() {
 
 #[test]
 fn ns2_first_request_is_network_wide_with_growing_timeouts_then_gives_up() {
-    let p = AodvParams::default();
-    let mut a = node(0);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(0);
     a.resolve(data(1, 0, 7, 0), &p, &mut env);
     assert_eq!(env.take_sent()[0].ttl, 30);
     // Retries at the purge after each timeout: 2·30·30 ms = 1.8 s times the
@@ -182,13 +188,11 @@ fn expanding_ring_without_the_ns2_quirk() {
 
 #[test]
 fn rediscovery_of_a_short_route_starts_from_its_last_hop_count() {
-    let p = AodvParams::default();
-    let mut a = node(0);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(0);
     a.resolve(data(1, 0, 3, 0), &p, &mut env);
     env.take_sent();
     // Node 1 relays the reply of node 3 (3 hops away).
-    let rp = Rrep { hop_count: 3, dst: 3, dst_seqno: 6, src: 1, lifetime: 10 * S, timestamp: 0 };
+    let rp = rrep(3, 3, 6, 1);
     a.recv(AodvMsg::Rrep(rp), 3, 0, 27, &p, env.at(30 * MS));
     assert_eq!(a.next_hop(3), Some(1));
     // The link to node 1 breaks (a packet from this node: no local repair).
@@ -202,9 +206,7 @@ fn rediscovery_of_a_short_route_starts_from_its_last_hop_count() {
 
 #[test]
 fn destination_replies_through_the_reverse_route() {
-    let p = AodvParams::default();
-    let mut a = node(7);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(7);
     // Node 0's request reaches node 7 from node 6 after 7 hops.
     a.recv(AodvMsg::Rreq(rreq(0, 7, 7, 1, 4, 0)), 6, BROADCAST, 23, &p, env.at(S));
     let back = a.route(0).unwrap();
@@ -221,9 +223,7 @@ fn destination_replies_through_the_reverse_route() {
 
 #[test]
 fn intermediate_node_with_a_fresh_route_replies_else_rebroadcasts() {
-    let p = AodvParams::default();
-    let mut a = node(3);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(3);
     // Node 3 knows node 7 (4 hops via 4, seqno 10), valid for 5.7 s more.
     let rp = Rrep { hop_count: 4, dst: 7, dst_seqno: 10, src: 4, lifetime: 5_700 * MS, timestamp: 0 };
     a.recv(AodvMsg::Rrep(rp), 7, 3, 26, &p, &mut env);
@@ -252,9 +252,7 @@ fn intermediate_node_with_a_fresh_route_replies_else_rebroadcasts() {
 
 #[test]
 fn duplicate_requests_are_suppressed_until_the_id_cache_purge() {
-    let p = AodvParams::default();
-    let mut a = node(3);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(3);
     let rq = rreq(0, 7, 3, 9, 4, 0);
     a.recv(AodvMsg::Rreq(rq), 2, BROADCAST, 27, &p, env.at(S));
     assert_eq!(env.rreqs().len(), 1, "first copy rebroadcast");
@@ -274,9 +272,7 @@ fn duplicate_requests_are_suppressed_until_the_id_cache_purge() {
 
 #[test]
 fn request_with_expired_ttl_is_not_forwarded() {
-    let p = AodvParams::default();
-    let mut a = node(5);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(5);
     a.recv(AodvMsg::Rreq(rreq(0, 7, 5, 1, 4, 0)), 4, BROADCAST, 0, &p, &mut env);
     assert!(env.sent.is_empty());
     assert_eq!(env.control_drops, vec![DropCause::Ttl]);
@@ -286,13 +282,11 @@ fn request_with_expired_ttl_is_not_forwarded() {
 
 #[test]
 fn reply_installs_the_route_and_sends_buffered_packets_spaced_by_arp_delay() {
-    let p = AodvParams::default();
-    let mut a = node(0);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(0);
     for k in 0..3 {
         a.resolve(data(k, 0, 7, 0), &p, env.at(k as Time * MS));
     }
-    let rp = Rrep { hop_count: 7, dst: 7, dst_seqno: 4, src: 1, lifetime: 10 * S, timestamp: 0 };
+    let rp = rrep(7, 7, 4, 1);
     a.recv(AodvMsg::Rrep(rp), 7, 0, 23, &p, env.at(140 * MS));
     let rt = a.route(7).unwrap();
     assert_eq!((rt.state, rt.next_hop, rt.hops, rt.seqno, rt.req_cnt, rt.req_timeout), (RouteState::Up, 1, 7, 4, 0, 0));
@@ -308,19 +302,17 @@ fn reply_installs_the_route_and_sends_buffered_packets_spaced_by_arp_delay() {
     assert_eq!(env.data.last(), Some(&(data(9, 0, 7, 0), 1, 0)));
     assert_eq!(a.route(7).unwrap().expire, 2 * S + p.active_route_timeout);
     // A stale reply (same seqno, more hops) changes nothing.
-    let stale = Rrep { hop_count: 9, dst: 7, dst_seqno: 4, src: 2, lifetime: 10 * S, timestamp: 0 };
+    let stale = rrep(9, 7, 4, 2);
     a.recv(AodvMsg::Rrep(stale), 7, 0, 23, &p, env.at(3 * S));
     assert_eq!(a.next_hop(7), Some(1));
 }
 
 #[test]
 fn intermediate_node_passes_the_reply_on_and_records_precursors() {
-    let p = AodvParams::default();
-    let mut a = node(3);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(3);
     a.recv(AodvMsg::Rreq(rreq(0, 7, 3, 1, 4, 0)), 2, BROADCAST, 27, &p, &mut env);
     env.take_sent();
-    let rp = Rrep { hop_count: 4, dst: 7, dst_seqno: 4, src: 4, lifetime: 10 * S, timestamp: 0 };
+    let rp = rrep(4, 7, 4, 4);
     a.recv(AodvMsg::Rrep(rp), 7, 0, 26, &p, env.at(50 * MS));
     let s = env.take_sent().pop().unwrap();
     assert_eq!((s.ip_src, s.ip_dst, s.next_hop, s.ttl), (7, 0, 2, 26));
@@ -337,10 +329,8 @@ fn intermediate_node_passes_the_reply_on_and_records_precursors() {
 
 #[test]
 fn routes_expire_at_the_purge_after_their_lifetime() {
-    let p = AodvParams::default();
-    let mut a = node(0);
-    let mut env = Env::default();
-    let rp = Rrep { hop_count: 2, dst: 2, dst_seqno: 6, src: 1, lifetime: 10 * S, timestamp: 0 };
+    let (p, mut a, mut env) = at_node(0);
+    let rp = rrep(2, 2, 6, 1);
     a.recv(AodvMsg::Rrep(rp), 2, 0, 28, &p, env.at(S));
     purge_until(&mut a, &p, &mut env, S, 11 * S);
     assert_eq!(a.route(2).unwrap().state, RouteState::Up, "expires at 11 s, still valid at 11 s");
@@ -354,9 +344,7 @@ fn routes_expire_at_the_purge_after_their_lifetime() {
 
 #[test]
 fn link_break_near_the_source_drops_flushes_and_sends_rerr() {
-    let p = AodvParams::default();
-    let mut a = node(2);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(2);
     // Node 2 on the chain 0..7: reverse route to 0 (via 1) and forward route to 7 (via 3).
     on_chain_route(&mut a, &p, &mut env);
     env.take_sent();
@@ -387,9 +375,7 @@ fn link_break_near_the_source_drops_flushes_and_sends_rerr() {
 
 #[test]
 fn link_break_near_the_destination_is_repaired_locally() {
-    let p = AodvParams::default();
-    let mut a = node(5);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(5);
     on_chain_route(&mut a, &p, &mut env);
     env.take_sent();
     // 5 hops travelled > 2 hops to go: repair.
@@ -413,7 +399,7 @@ fn link_break_near_the_destination_is_repaired_locally() {
     a.resolve(data(6, 0, 7, 5), &p, env.at(20 * S + MS));
     assert_eq!(a.buffered(), 2);
     // The destination answers: the route is up again and the packets go.
-    let rp = Rrep { hop_count: 2, dst: 7, dst_seqno: 6, src: 8, lifetime: 10 * S, timestamp: 0 };
+    let rp = rrep(2, 7, 6, 8);
     a.recv(AodvMsg::Rrep(rp), 7, 5, 28, &p, env.at(20 * S + 40 * MS));
     assert_eq!(a.next_hop(7), Some(8));
     assert_eq!(env.data.iter().map(|x| (x.0.pkt, x.1, x.2)).collect::<Vec<_>>(), vec![(5, 8, 0), (6, 8, 10 * MS)]);
@@ -424,9 +410,7 @@ fn link_break_near_the_destination_is_repaired_locally() {
 
 #[test]
 fn failed_local_repair_brings_the_route_down_at_the_timer() {
-    let p = AodvParams::default();
-    let mut a = node(5);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(5);
     on_chain_route(&mut a, &p, &mut env);
     a.link_failed(data(5, 0, 7, 5), 6, DropCause::MacRtsRetry, &p, env.at(S));
     a.local_repair_timeout(7);
@@ -442,7 +426,7 @@ fn local_repair_can_be_switched_off() {
     let p = AodvParams { local_repair: false, ..AodvParams::default() };
     let mut a = node(5);
     let mut env = Env::default();
-    let rp = Rrep { hop_count: 2, dst: 7, dst_seqno: 4, src: 6, lifetime: 10 * S, timestamp: 0 };
+    let rp = rrep(2, 7, 4, 6);
     a.recv(AodvMsg::Rrep(rp), 7, 0, 28, &p, &mut env);
     a.link_failed(data(5, 0, 7, 5), 6, DropCause::MacRtsRetry, &p, env.at(S));
     assert_eq!(env.dropped.len(), 1);
@@ -477,7 +461,7 @@ fn rerr_invalidates_routes_through_its_sender_and_propagates_to_precursors() {
     // The source has no precursors for 7: it invalidates and stays silent.
     let mut src = node(0);
     let mut e0 = Env::default();
-    let rp0 = Rrep { hop_count: 7, dst: 7, dst_seqno: 4, src: 1, lifetime: 10 * S, timestamp: 0 };
+    let rp0 = rrep(7, 7, 4, 1);
     src.recv(AodvMsg::Rrep(rp0), 7, 0, 23, &p, &mut e0);
     src.recv(AodvMsg::Rerr(out), 1, BROADCAST, 0, &p, e0.at(S));
     assert_eq!(src.route(7).unwrap().state, RouteState::Down);
@@ -509,12 +493,10 @@ fn request_buffer_drops_after_its_timeout_and_on_overflow() {
 
 #[test]
 fn rerr_lists_longer_than_one_message_are_split() {
-    let p = AodvParams::default();
-    let mut a = node(0);
-    let mut env = Env::default();
+    let (p, mut a, mut env) = at_node(0);
     // Seven destinations, all through neighbour 1.
     for dst in 2..9 {
-        let rp = Rrep { hop_count: 2, dst, dst_seqno: 4, src: 1, lifetime: 10 * S, timestamp: 0 };
+        let rp = rrep(2, dst, 4, 1);
         a.recv(AodvMsg::Rrep(rp), dst, 0, 28, &p, &mut env);
     }
     a.link_failed(data(1, 0, 5, 0), 1, DropCause::MacRtsRetry, &p, env.at(S));
@@ -589,7 +571,7 @@ fn neighbour_unheard_for_four_and_a_half_intervals_breaks_its_routes() {
     assert!(a.is_neighbor(3) && a.is_neighbor(1));
     assert_eq!(a.seqno(), 6, "each new neighbour changes the neighbour set: + 2");
     a.recv(AodvMsg::Rreq(rreq(0, 7, 2, 1, 4, 0)), 1, BROADCAST, 28, &p, env.at(10 * MS));
-    let rp = Rrep { hop_count: 5, dst: 7, dst_seqno: 4, src: 3, lifetime: 10 * S, timestamp: 0 };
+    let rp = rrep(5, 7, 4, 3);
     a.recv(AodvMsg::Rrep(rp), 7, 0, 25, &p, env.at(20 * MS));
     env.take_sent();
     // Node 1 keeps sending HELLOs; node 3 falls silent after its one at 0.

@@ -26,6 +26,14 @@ fn ecn_at_window_8() -> TcpSender {
     s
 }
 
+/// The window of 8 and, at 200 ms, an ACK of `p` with ECN-Echo.
+fn ecn_echo_at_200ms(p: u64) -> (TcpSender, Time) {
+    let mut s = ecn_at_window_8();
+    let t: Time = 200 * MS;
+    s.on_segment(t, &ack_ece(p));
+    (s, t)
+}
+
 #[test]
 fn halves_once_per_window_and_sets_cwr() {
     let mut s = ecn_at_window_8();
@@ -58,9 +66,7 @@ fn halves_once_per_window_and_sets_cwr() {
 
 #[test]
 fn loss_in_a_window_already_cut_by_ecn_retransmits_without_second_cut() {
-    let mut s = ecn_at_window_8();
-    let t: Time = 200 * MS;
-    s.on_segment(t, &ack_ece(6));
+    let (mut s, t) = ecn_echo_at_200ms(6);
     assert_eq!(s.cwnd(), 4.0);
     drain(&mut s, t);
     // 7 lost: three more duplicates of 6 (the first was the ECE ACK).
@@ -76,9 +82,7 @@ fn loss_in_a_window_already_cut_by_ecn_retransmits_without_second_cut() {
 
 #[test]
 fn timeout_after_ecn_cut_keeps_ssthresh() {
-    let mut s = ecn_at_window_8();
-    let t: Time = 200 * MS;
-    s.on_segment(t, &ack_ece(7));
+    let (mut s, _) = ecn_echo_at_200ms(7);
     assert_eq!(s.ssthresh(), 4.0);
     let d = s.next_timer().unwrap();
     s.on_timer(d);
