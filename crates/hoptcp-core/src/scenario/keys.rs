@@ -418,3 +418,9 @@ pub fn declarations() -> Vec<Decl> {
     <super::schema::Scenario as Keys>::declare(&mut out);
     out
 }
+
+/// A value `validate` fills; absent only if a fill was skipped (a bug,
+/// reported rather than panicking).
+pub(crate) fn filled<T>(key: &str, v: Option<T>) -> Result<T, super::ScenarioError> {
+    v.ok_or_else(|| super::ScenarioError::new(key, format!("`{key}` was not resolved")))
+}

@@ -269,3 +269,19 @@ fn aodv_table_defaults_are_the_routing_layers_defaults() {
     let d = super::schema::AodvSpec::default();
     assert_eq!(d.params(), Default::default());
 }
+
+/// `#[keys(filled = ...)]`: the resolved form is the parsed one with its
+/// defaults filled, so their JSON is the same, and a key left unfilled is
+/// named rather than defaulted.
+#[test]
+fn filled_tables_serialize_as_their_filled_spec_and_name_an_unfilled_key() {
+    use super::schema::{RadioSpec, WiredLinkSpec};
+    let spec = RadioSpec { data_rate_mbps: Some(2.0), basic_rate_mbps: Some(1.0), ..RadioSpec::default() };
+    let filled = spec.clone().fill().expect("every key filled");
+    assert_eq!(filled.data_rate_mbps, 2.0);
+    assert_eq!(serde_json::to_string(&filled).unwrap(), serde_json::to_string(&spec).unwrap());
+    let e = RadioSpec { basic_rate_mbps: None, ..spec }.fill().unwrap_err();
+    assert_eq!(e.key, "radio.basic_rate_mbps");
+    let link = WiredLinkSpec { a: 3, b: 4, bandwidth_mbps: Some(2.0), delay_ms: None, queue_limit: Some(10) };
+    assert_eq!(link.fill().unwrap_err().key, "wired.links[].delay_ms");
+}

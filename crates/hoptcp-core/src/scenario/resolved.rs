@@ -10,19 +10,21 @@
 
 use super::error::ScenarioError;
 use super::schema::{
-    self, AdaptivePacingSpec, AodvSpec, ApProfile, AppKind, FlowSpec, LinkRedSpec, MaxWindow, RoutingProtocol,
-    Scenario, TcpGapSpec, TcpVariantSpec, TopologyKind, TransportKind,
+    self, AodvSpec, ApProfile, AppKind, FlowSpec, LinkRedSpec, MaxWindow, RoutingProtocol, Scenario, TcpVariantSpec,
+    TopologyKind, TransportKind,
 };
 use crate::engine::time::from_secs;
-use crate::mac::{FrameFormat, LinkRedParams, SlotCount, Standard};
+use crate::mac::LinkRedParams;
 use crate::net::ldm::LdmEstimate;
 use crate::net::MarkAction;
 use crate::stats::series::SeriesKind;
-use crate::transport::tcp::config::CubicProfile;
 use crate::transport::tcp::tcp_ap::{PaceTimer, ShortPath, TcpApConfig, Variation};
-use crate::transport::tcp::SackProfile;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+
+// The tables whose resolved form only fills their defaults are written
+// once, in `schema.rs`, by `#[keys(filled = ...)]`.
+pub use super::schema::{Mac, Radio, Tcp, Wired, WiredLink};
 
 type R<T> = Result<T, ScenarioError>;
 
@@ -62,7 +64,7 @@ impl<T> Given<T> {
             Given::Given(v) => Some(v),
         }
     }
-    fn from_parsed(v: Option<T>) -> Self {
+    pub(super) fn from_parsed(v: Option<T>) -> Self {
         v.map_or(Given::Absent, Given::Given)
     }
 }
@@ -196,40 +198,6 @@ impl Topology {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Radio {
-    pub tx_range_m: f64,
-    pub cs_range_m: f64,
-    pub capture_db: f64,
-    pub standard: Standard,
-    pub data_rate_mbps: f64,
-    pub basic_rate_mbps: f64,
-    pub tx_power_w: f64,
-    pub frequency_hz: f64,
-    pub antenna_height_m: f64,
-    pub system_loss: f64,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Mac {
-    pub rts_threshold_bytes: u32,
-    pub short_retry_limit: u32,
-    pub long_retry_limit: u32,
-    pub queue_limit: u32,
-    pub cw_min: u32,
-    pub cw_max: u32,
-    pub frame_format: FrameFormat,
-    #[serde(skip_serializing_if = "SlotCount::is_exact")]
-    pub backoff_slots: SlotCount,
-    /// Kept (possibly disabled) when adaptive pacing's trigger reads its
-    /// retry average; absent otherwise unless enabled.
-    #[serde(skip_serializing_if = "Given::is_absent")]
-    pub link_red: Given<LinkRed>,
-    /// Absent unless enabled.
-    #[serde(skip_serializing_if = "Given::is_absent")]
-    pub adaptive_pacing: Given<AdaptivePacingSpec>,
-}
-
 /// `[mac.link_red]`: whether it is on, and Link RED's own constants (the
 /// same keys, flattened).
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -310,46 +278,6 @@ pub enum Routing {
     Aodv { aodv: AodvSpec },
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Tcp {
-    pub variant: TcpVariantSpec,
-    pub payload_bytes: u32,
-    pub max_window: MaxWindow,
-    pub ecn: bool,
-    pub delayed_ack: bool,
-    pub min_rto_s: f64,
-    pub initial_window: u32,
-    pub initial_ssthresh: u32,
-    pub vegas_alpha: f64,
-    pub vegas_beta: f64,
-    pub vegas_gamma: f64,
-    /// Present when set: a run without it keeps its canonical form.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub bbr_phases: Vec<u8>,
-    /// Present when true, as `sack_profile` when not the default: a run
-    /// without them keeps its canonical form.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub sack: bool,
-    #[serde(skip_serializing_if = "is_rfc6675")]
-    pub sack_profile: SackProfile,
-    /// Present when a flow or the gateway paces with TCP-AP.
-    #[serde(skip_serializing_if = "Given::is_absent")]
-    pub ap: Given<TcpAp>,
-    /// Present when a flow runs CUBIC with a profile other than the default.
-    #[serde(skip_serializing_if = "Given::is_absent")]
-    pub cubic: Given<TcpCubic>,
-}
-
-/// `[tcp.cubic]`.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct TcpCubic {
-    pub profile: CubicProfile,
-}
-
-fn is_rfc6675(p: &SackProfile) -> bool {
-    *p == SackProfile::Rfc6675
-}
-
 impl Tcp {
     /// TCP-AP's pacing for a link of `link_rate_bps`: `[tcp.ap]`, present
     /// whenever a flow or the gateway paces (else the default profile's).
@@ -376,6 +304,12 @@ pub struct TcpAp {
     pub timer: PaceTimer,
     pub timeout_backoff: bool,
     pub dupack_flush: bool,
+}
+
+impl From<schema::TcpApSpec> for TcpAp {
+    fn from(s: schema::TcpApSpec) -> Self {
+        TcpAp::from_filled(&s)
+    }
 }
 
 impl TcpAp {
@@ -671,27 +605,6 @@ impl Serialize for Stats {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Wired {
-    pub gateway: u32,
-    pub nodes: u32,
-    pub bandwidth_mbps: f64,
-    pub delay_ms: f64,
-    pub queue_limit: u32,
-    pub links: Vec<WiredLink>,
-    #[serde(skip_serializing_if = "Given::is_absent")]
-    pub tcp_gap: Given<TcpGapSpec>,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct WiredLink {
-    pub a: u32,
-    pub b: u32,
-    pub bandwidth_mbps: f64,
-    pub delay_ms: f64,
-    pub queue_limit: u32,
-}
-
 impl WiredLink {
     pub fn params(&self) -> crate::wired::LinkParams {
         link_params(self.bandwidth_mbps, self.delay_ms, self.queue_limit)
@@ -709,41 +622,13 @@ pub(super) fn link_params(bandwidth_mbps: f64, delay_ms: f64, queue_limit: u32) 
 
 // --- From the parsed scenario once `validate` filled it ------------------------------
 
-/// A value `validate` fills; absent only if a fill was skipped (a bug,
-/// reported rather than panicking).
-fn filled<T>(key: &str, v: Option<T>) -> R<T> {
-    v.ok_or_else(|| ScenarioError::new(key, format!("`{key}` was not resolved")))
-}
+use super::keys::filled;
 
 impl Resolved {
     /// The Option-free form of a scenario whose defaults `validate` filled.
     pub(super) fn from_filled(sc: Scenario) -> R<Resolved> {
-        let r = &sc.radio;
-        let radio = Radio {
-            tx_range_m: r.tx_range_m,
-            cs_range_m: r.cs_range_m,
-            capture_db: r.capture_db,
-            standard: r.standard,
-            data_rate_mbps: filled("radio.data_rate_mbps", r.data_rate_mbps)?,
-            basic_rate_mbps: filled("radio.basic_rate_mbps", r.basic_rate_mbps)?,
-            tx_power_w: r.tx_power_w,
-            frequency_hz: r.frequency_hz,
-            antenna_height_m: r.antenna_height_m,
-            system_loss: r.system_loss,
-        };
-        let m = sc.mac;
-        let mac = Mac {
-            rts_threshold_bytes: m.rts_threshold_bytes,
-            short_retry_limit: m.short_retry_limit,
-            long_retry_limit: m.long_retry_limit,
-            queue_limit: m.queue_limit,
-            cw_min: filled("mac.cw_min", m.cw_min)?,
-            cw_max: filled("mac.cw_max", m.cw_max)?,
-            frame_format: m.frame_format,
-            backoff_slots: m.backoff_slots,
-            link_red: Given::from_parsed(m.link_red.map(LinkRed::from)),
-            adaptive_pacing: Given::from_parsed(m.adaptive_pacing),
-        };
+        let radio = sc.radio.fill()?;
+        let mac = sc.mac.fill()?;
         let ip = Ip {
             ttl: sc.ip.ttl,
             ll_delay_us: sc.ip.ll_delay_us,
@@ -765,25 +650,7 @@ impl Resolved {
             RoutingProtocol::Static => Routing::Static,
             RoutingProtocol::Aodv => Routing::Aodv { aodv: filled("routing.aodv", sc.routing.aodv)? },
         };
-        let t = sc.tcp;
-        let tcp = Tcp {
-            variant: t.variant,
-            payload_bytes: t.payload_bytes,
-            max_window: t.max_window,
-            ecn: t.ecn,
-            delayed_ack: t.delayed_ack,
-            min_rto_s: t.min_rto_s,
-            initial_window: t.initial_window,
-            initial_ssthresh: t.initial_ssthresh,
-            vegas_alpha: t.vegas_alpha,
-            vegas_beta: t.vegas_beta,
-            vegas_gamma: t.vegas_gamma,
-            bbr_phases: t.bbr_phases,
-            sack: t.sack,
-            sack_profile: t.sack_profile,
-            ap: Given::from_parsed(t.ap.as_ref().map(TcpAp::from_filled)),
-            cubic: Given::from_parsed(t.cubic.map(|c| TcpCubic { profile: c.profile })),
-        };
+        let tcp = sc.tcp.fill()?;
         let flows = sc.flows.into_iter().enumerate().map(|(i, f)| flow(&format!("flows.{i}"), f)).collect::<R<_>>()?;
         let random_flows = match sc.random_flows {
             None => Given::Absent,
@@ -817,26 +684,7 @@ impl Resolved {
         };
         let wired = match sc.wired {
             None => Given::Absent,
-            Some(w) => Given::Given(Wired {
-                gateway: filled("wired.gateway", w.gateway)?,
-                nodes: filled("wired.nodes", w.nodes)?,
-                bandwidth_mbps: filled("wired.bandwidth_mbps", w.bandwidth_mbps)?,
-                delay_ms: filled("wired.delay_ms", w.delay_ms)?,
-                queue_limit: filled("wired.queue_limit", w.queue_limit)?,
-                links: filled("wired.links", w.links)?
-                    .into_iter()
-                    .map(|l| {
-                        Ok(WiredLink {
-                            a: l.a,
-                            b: l.b,
-                            bandwidth_mbps: filled("wired.links.bandwidth_mbps", l.bandwidth_mbps)?,
-                            delay_ms: filled("wired.links.delay_ms", l.delay_ms)?,
-                            queue_limit: filled("wired.links.queue_limit", l.queue_limit)?,
-                        })
-                    })
-                    .collect::<R<_>>()?,
-                tcp_gap: Given::from_parsed(w.tcp_gap),
-            }),
+            Some(w) => Given::Given(w.fill()?),
         };
         Ok(Resolved {
             name: Given::from_parsed(sc.name),

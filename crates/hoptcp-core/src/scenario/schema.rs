@@ -213,7 +213,7 @@ pub struct TopologySpec {
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Keys)]
-#[keys(table = "radio", default)]
+#[keys(table = "radio", default, filled = Radio)]
 #[serde(deny_unknown_fields, default)]
 pub struct RadioSpec {
     /// Range at which frames can still be decoded (sets RXThresh).
@@ -253,7 +253,7 @@ pub struct RadioSpec {
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Keys)]
-#[keys(table = "mac", default)]
+#[keys(table = "mac", default, filled = Mac)]
 #[serde(deny_unknown_fields, default)]
 pub struct MacSpec {
     /// RTS/CTS precedes unicast DATA frames at least this long (0: always).
@@ -283,10 +283,13 @@ pub struct MacSpec {
     #[key(word = "exact")]
     #[serde(skip_serializing_if = "SlotCount::is_exact")]
     pub backoff_slots: SlotCount,
-    #[key(table)]
+    /// Kept (possibly disabled) when adaptive pacing's trigger reads its
+    /// retry average; absent otherwise unless enabled.
+    #[key(table, given = super::resolved::LinkRed)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_red: Option<LinkRedSpec>,
-    #[key(table)]
+    /// Absent unless enabled.
+    #[key(table, given = AdaptivePacingSpec)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adaptive_pacing: Option<AdaptivePacingSpec>,
 }
@@ -716,7 +719,7 @@ impl TcpApSpec {
 
 /// Defaults for every TCP flow (each flow may override them).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Keys)]
-#[keys(table = "tcp", default)]
+#[keys(table = "tcp", default, filled = Tcp)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpSpec {
     /// Congestion control; tcp_ap is NewReno with TCP-AP pacing ([tcp.ap]); bbr is BBR v1 as ns-3.37's TcpBbr, paced at the sender; cubic is CUBIC ([tcp.cubic]).
@@ -768,10 +771,12 @@ pub struct TcpSpec {
     #[key(word = "rfc6675")]
     #[serde(skip_serializing_if = "is_rfc6675")]
     pub sack_profile: SackProfile,
-    #[key(table)]
+    /// Present when a flow or the gateway paces with TCP-AP.
+    #[key(table, given = super::resolved::TcpAp)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ap: Option<TcpApSpec>,
-    #[key(table)]
+    /// Present when a flow runs CUBIC with a profile other than the default.
+    #[key(table, given = TcpCubicSpec)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cubic: Option<TcpCubicSpec>,
 }
@@ -1045,7 +1050,7 @@ impl Standard {
 /// the wired nodes form a chain from the gateway (gateway – n – n+1 – …)
 /// with the table's bandwidth, delay and queue limit.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Keys)]
-#[keys(table = "wired")]
+#[keys(table = "wired", filled = Wired)]
 #[serde(deny_unknown_fields)]
 pub struct WiredSpec {
     /// The wireless node with the wired interface.
@@ -1070,10 +1075,10 @@ pub struct WiredSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_limit: Option<u32>,
     // Resolved, the list is explicit with every value filled.
-    #[key(table)]
+    #[key(table, list = WiredLink)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<WiredLinkSpec>>,
-    #[key(table)]
+    #[key(table, given = TcpGapSpec)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp_gap: Option<TcpGapSpec>,
 }
@@ -1081,7 +1086,7 @@ pub struct WiredSpec {
 /// `[[wired.links]]`: a duplex link between node ids `a` and `b` (the
 /// gateway or wired nodes).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Keys)]
-#[keys(table = "wired.links[]")]
+#[keys(table = "wired.links[]", filled = WiredLink)]
 #[serde(deny_unknown_fields)]
 pub struct WiredLinkSpec {
     /// One end of a duplex link.
