@@ -12,7 +12,7 @@ from hoptcp.errors import ScenarioError
 from hoptcp.ns2 import export
 from hoptcp.ns2 import port_aodv_bs as bs
 from hoptcp.scenario import Scenario
-from ports_helpers import has_port, needs_ports
+from ports_helpers import has_port, needs_ports, tcl_settings
 
 #: a 3-hop chain whose last node (3) is the gateway to one wired host (4); node 0 sends to the host
 UP = """
@@ -60,12 +60,7 @@ def sc(text: str = UP, **over: object) -> Scenario:
 
 
 def app_settings(script: str, i: int = 0) -> dict[str, str]:
-    out = {}
-    for line in script.splitlines():
-        parts = line.split()
-        if len(parts) >= 4 and parts[:2] == [f"$app({i})", "set"]:
-            out[parts[2]] = parts[3]
-    return out
+    return tcl_settings(script, f"$app({i})")
 
 
 def test_hybrid_aodv_is_exported_with_the_guard_and_base_stations() -> None:

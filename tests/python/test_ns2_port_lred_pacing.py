@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 from hoptcp.ns2 import Ns2Unsupported, export
 from hoptcp.ns2 import port_lred_pacing as lp
 from hoptcp.scenario import Scenario
-from ports_helpers import has_port, needs_ports
+from ports_helpers import has_port, last_error_on_stock_ns, needs_ports, tcl_settings
 
 CHAIN4 = """
 duration_s = 20
@@ -35,13 +34,7 @@ def tcl(extra: str = "", **kw: object) -> str:
 
 
 def mac_settings(script: str) -> dict[str, str]:
-    out = {}
-    for line in script.splitlines():
-        parts = line.split()
-        if len(parts) >= 4 and parts[:2] == ["Mac/802_11", "set"] and (parts[2].startswith("lred")
-                                                                      or parts[2].startswith("pace")):
-            out[parts[2]] = parts[3]
-    return out
+    return tcl_settings(script, "Mac/802_11", lambda v: v.startswith(("lred", "pace")))
 
 
 def test_off_writes_nothing_of_the_port() -> None:
@@ -128,15 +121,7 @@ def test_a_run_with_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @needs_ports
 def test_port_scripts_stop_on_stock_ns(tmp_path: Path) -> None:
-    stock = Path("/usr/bin/ns")
-    if not stock.is_file():
-        pytest.skip("no stock ns-2.35 at /usr/bin/ns")
-    script = tmp_path / "s.tcl"
-    script.write_text(tcl("[mac.adaptive_pacing]\nenabled = true\n"))
-    proc = subprocess.run([str(stock), str(script), str(tmp_path / "out")], capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines()[-1] == (
+    assert last_error_on_stock_ns(tmp_path, tcl("[mac.adaptive_pacing]\nenabled = true\n")) == (
         "needs ns-2.35 built with hoptcp's ports (hoptcp ns2 build --with-ports lred-pacing): "
         "Mac/802_11 has no lred_min_th_")
 

@@ -12,7 +12,7 @@ import pytest
 from hoptcp.ns2 import Ns2Unsupported, export
 from hoptcp.ns2 import port_static_routes as sr
 from hoptcp.scenario import Scenario
-from ports_helpers import needs_ports
+from ports_helpers import last_error_on_stock_ns, needs_ports
 
 CHAIN3 = """
 duration_s = 20
@@ -180,15 +180,7 @@ def test_a_run_with_the_agent(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @needs_ports
 def test_the_agent_scripts_stop_on_stock_ns(tmp_path: Path) -> None:
-    stock = Path("/usr/bin/ns")
-    if not stock.is_file():
-        pytest.skip("no stock ns-2.35 at /usr/bin/ns")
-    script = tmp_path / "s.tcl"
-    script.write_text(export(Scenario.from_toml(CHAIN3), 1, static_routes="agent").tcl)
-    proc = subprocess.run([str(stock), str(script), str(tmp_path / "out")], capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines()[-1] == (
+    assert last_error_on_stock_ns(tmp_path, export(Scenario.from_toml(CHAIN3), 1, static_routes="agent").tcl) == (
         "needs ns-2.35 built with hoptcp's ports (hoptcp ns2 build --with-ports static-routes): "
         "no class Agent/StaticRoute")
 

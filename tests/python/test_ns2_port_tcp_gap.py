@@ -10,7 +10,7 @@ import pytest
 from hoptcp.ns2 import Ns2Unsupported, export
 from hoptcp.ns2 import port_tcp_gap as gp
 from hoptcp.scenario import Scenario
-from ports_helpers import has_port, needs_ports
+from ports_helpers import has_port, needs_ports, tcl_settings
 
 #: a 3-hop chain whose last node (3) is the gateway to one wired host (4); the host sends to node 0
 DOWN = """
@@ -46,12 +46,7 @@ def sc(**over: object) -> Scenario:
 
 
 def gap_settings(script: str) -> dict[str, str]:
-    out = {}
-    for line in script.splitlines():
-        parts = line.split()
-        if len(parts) >= 4 and parts[:2] == ["$gap", "set"]:
-            out[parts[2]] = parts[3]
-    return out
+    return tcl_settings(script, "$gap")
 
 
 def test_off_writes_nothing_of_the_port() -> None:
