@@ -1,5 +1,6 @@
 // Pieces the peer programs share (static.cc, wired.cc): splitting list arguments, a
-// constant-bit-rate UDP source, and a bulk TCP source with its own congestion control.
+// constant-bit-rate UDP source, a bulk TCP source with its own congestion control, and a
+// flow of --flows installed with its sink.
 #ifndef HOPTCP_PEER_APPS_H
 #define HOPTCP_PEER_APPS_H
 
@@ -124,6 +125,48 @@ class BulkTcp : public Application
     Ptr<TcpSocketBase> m_socket;
 };
 
+// One entry of --flows, "tcp,src,dst,start" or "udp,src,dst,start,rate_bps,bytes,jitter"
+// (split), installed: a sink at `to` on `dst`, the source on `src` from the flow's start;
+// TCP with NewReno or BBR (`variant`) and BulkTcp's `onSocket`.
+struct InstalledFlow
+{
+    Ptr<PacketSink> sink;
+    double startS = 0;
+    Ptr<TcpCongestionOps> cc;  // TCP flows
+    Ptr<BulkTcp> bulk;         // TCP flows
+};
+
+InstalledFlow
+InstallFlow(const std::vector<std::string>& v, Ptr<Node> src, Ptr<Node> dst, InetSocketAddress to,
+            uint32_t payload, const std::string& variant, std::function<void(Ptr<TcpSocketBase>)> onSocket = nullptr)
+{
+    const bool tcp = v.at(0) == "tcp";
+    InstalledFlow f;
+    f.startS = std::stod(v.at(3));
+    const char* factory = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
+    ApplicationContainer sinkApp =
+        PacketSinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), to.GetPort())).Install(dst);
+    sinkApp.Start(Seconds(0));
+    f.sink = DynamicCast<PacketSink>(sinkApp.Get(0));
+    Ptr<Application> app;
+    if (tcp)
+    {
+        f.cc = variant == "bbr" ? Ptr<TcpCongestionOps>(CreateObject<TcpBbr>())
+                                : Ptr<TcpCongestionOps>(CreateObject<TcpNewReno>());
+        f.bulk = CreateObject<BulkTcp>();
+        f.bulk->Setup(to, payload, f.cc, onSocket);
+        app = f.bulk;
+    }
+    else
+    {
+        Ptr<CbrSource> cbr = CreateObject<CbrSource>();
+        cbr->Setup(to, std::stoul(v.at(5)), std::stod(v.at(4)), std::stod(v.at(6)));
+        app = cbr;
+    }
+    src->AddApplication(app);
+    app->SetStartTime(Seconds(f.startS));
+    return f;
+}
 
 }  // namespace hoptcp_peer
 

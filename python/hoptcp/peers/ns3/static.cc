@@ -119,49 +119,27 @@ main(int argc, char* argv[])
     };
     std::vector<Flow> sinks;
     uint16_t port = 9;
-    for (const std::string& f : Split(flows, ';'))
+    for (const std::string& entry : Split(flows, ';'))
     {
-        std::vector<std::string> v = Split(f, ',');
-        const bool tcp = v.at(0) == "tcp";
+        std::vector<std::string> v = Split(entry, ',');
         const uint32_t src = id("--flows", v.at(1));
         const uint32_t dst = id("--flows", v.at(2));
-        const double start = std::stod(v.at(3));
-        const char* factory = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
-        ++port;
-        ApplicationContainer sinkApp =
-            PacketSinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), port)).Install(nodes.Get(dst));
-        sinkApp.Start(Seconds(0));
-        Address to = InetSocketAddress(ifaces.GetAddress(dst), port);
-        Ptr<Application> app;
         std::unique_ptr<FlowProbe> probe;
-        if (tcp)
+        std::function<void(Ptr<TcpSocketBase>)> attach;
+        if (v.at(0) == "tcp")
         {
-            Ptr<TcpCongestionOps> cc;
             probe = std::make_unique<FlowProbe>();
             probe->segment = payload;
-            if (variant == "bbr")
-            {
-                probe->bbr = CreateObject<TcpBbr>();
-                cc = probe->bbr;
-            }
-            else
-            {
-                cc = CreateObject<TcpNewReno>();
-            }
-            Ptr<BulkTcp> bulk = CreateObject<BulkTcp>();
             FlowProbe* p = probe.get();
-            bulk->Setup(to, payload, cc, [p](Ptr<TcpSocketBase> s) { p->Attach(s); });
-            app = bulk;
+            attach = [p](Ptr<TcpSocketBase> s) { p->Attach(s); };
         }
-        else
+        InstalledFlow f = InstallFlow(v, nodes.Get(src), nodes.Get(dst),
+                                      InetSocketAddress(ifaces.GetAddress(dst), ++port), payload, variant, attach);
+        if (probe)
         {
-            Ptr<CbrSource> cbr = CreateObject<CbrSource>();
-            cbr->Setup(to, std::stoul(v.at(5)), std::stod(v.at(4)), std::stod(v.at(6)));
-            app = cbr;
+            probe->bbr = DynamicCast<TcpBbr>(f.cc);  // null for NewReno
         }
-        nodes.Get(src)->AddApplication(app);
-        app->SetStartTime(Seconds(start));
-        sinks.push_back({DynamicCast<PacketSink>(sinkApp.Get(0)), start, std::move(probe)});
+        sinks.push_back({f.sink, f.startS, std::move(probe)});
     }
 
     Simulator::Stop(Seconds(radio.durationS));

@@ -168,55 +168,25 @@ main(int argc, char* argv[])
     Ptr<BulkTcp> traced;
     double tracedStart = 0;
     uint16_t port = 9;
-    for (const std::string& f : Split(flows, ';'))
+    for (const std::string& entry : Split(flows, ';'))
     {
-        std::vector<std::string> v = Split(f, ',');
-        const bool tcp = v.at(0) == "tcp";
+        std::vector<std::string> v = Split(entry, ',');
         const uint32_t src = id(v.at(1)), dst = id(v.at(2));
         if (!addressOf.count(dst))
         {
             std::fprintf(stderr, "--flows: node %u is on no link\n", dst);
             return 2;
         }
-        const double start = std::stod(v.at(3));
-        const char* factory = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
-        ++port;
-        ApplicationContainer sinkApp =
-            PacketSinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), port)).Install(nodes.Get(dst));
-        sinkApp.Start(Seconds(0));
-        Address to = InetSocketAddress(addressOf.at(dst), port);
-        Ptr<Application> app;
-        if (tcp)
+        InstalledFlow f = InstallFlow(v, nodes.Get(src), nodes.Get(dst), InetSocketAddress(addressOf.at(dst), ++port),
+                                      payload, variant);
+        if (!traced && f.bulk && variant == "bbr" && !bbrTrace.empty())
         {
-            Ptr<TcpCongestionOps> cc;
-            if (variant == "bbr")
-            {
-                cc = CreateObject<TcpBbr>();
-            }
-            else
-            {
-                cc = CreateObject<TcpNewReno>();
-            }
-            Ptr<BulkTcp> bulk = CreateObject<BulkTcp>();
-            bulk->Setup(to, payload, cc);
-            if (!traced && variant == "bbr" && !bbrTrace.empty())
-            {
-                traced = bulk;
-                tracedStart = start;
-                trace.bbr = DynamicCast<TcpBbr>(cc);
-                trace.segment = payload;
-            }
-            app = bulk;
+            traced = f.bulk;
+            tracedStart = f.startS;
+            trace.bbr = DynamicCast<TcpBbr>(f.cc);
+            trace.segment = payload;
         }
-        else
-        {
-            Ptr<CbrSource> cbr = CreateObject<CbrSource>();
-            cbr->Setup(to, std::stoul(v.at(5)), std::stod(v.at(4)), std::stod(v.at(6)));
-            app = cbr;
-        }
-        nodes.Get(src)->AddApplication(app);
-        app->SetStartTime(Seconds(start));
-        sinks.push_back({DynamicCast<PacketSink>(sinkApp.Get(0)), start});
+        sinks.push_back({f.sink, f.startS});
     }
     if (traced)
     {
