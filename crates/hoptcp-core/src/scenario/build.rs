@@ -19,6 +19,8 @@ use crate::net::routing::RoutingConfig;
 use crate::phy::{Channel, Position, TwoRayGround};
 use crate::stats::series::SeriesKind;
 use crate::topology;
+use crate::transport::tcp::config::CubicProfile;
+use crate::transport::tcp::SackProfile;
 use crate::transport::{TcpConfig, Variant};
 use crate::wired::WiredNet;
 
@@ -154,6 +156,8 @@ pub(crate) fn plan_warnings(sc: &Resolved, flows: &[FlowPlan]) -> Vec<String> {
 /// TCP's settings for a flow with resolved `[tcp]` settings `t`; TCP-AP
 /// paces for a wireless link of `link_rate_bps`.
 pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
+    let cubic_profile = t.cubic.get().map(|c| c.profile).unwrap_or_default();
+    let linux = t.variant == TcpVariantSpec::Cubic && cubic_profile == CubicProfile::Ns2Linux;
     TcpConfig {
         variant: match t.variant {
             TcpVariantSpec::Newreno | TcpVariantSpec::TcpAp => Variant::NewReno,
@@ -162,7 +166,7 @@ pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
             TcpVariantSpec::Bbr => Variant::Bbr,
             TcpVariantSpec::Cubic => Variant::Cubic,
         },
-        cubic_profile: t.cubic.get().map(|c| c.profile).unwrap_or_default(),
+        cubic_profile,
         pacing: (t.variant == TcpVariantSpec::TcpAp).then(|| t.pacing(link_rate_bps)),
         payload_bytes: t.payload_bytes,
         max_window: t.max_window.packets().expect("the build resolves W* before it plans a TCP flow"),
@@ -175,7 +179,9 @@ pub(crate) fn tcp_config(t: &Tcp, link_rate_bps: f64) -> TcpConfig {
         vegas_beta: t.vegas_beta,
         vegas_gamma: t.vegas_gamma,
         bbr_phases: t.bbr_phases.clone(),
-        sack: t.sack.then_some(t.sack_profile),
+        // TCP-Linux (CUBIC's ns2_linux) keeps its own SACK recovery and runs
+        // behind ns-2's TCPSink/Sack1, whatever tcp.sack_profile names.
+        sack: t.sack.then_some(if linux { SackProfile::Ns2Sack1 } else { t.sack_profile }),
         ..TcpConfig::default()
     }
 }

@@ -767,7 +767,7 @@ pub struct TcpSpec {
     #[key(flag = false)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub sack: bool,
-    /// With tcp.sack: RFC 6675's recovery, or ns-2.35's Agent/TCP/Sack1 with TCPSink/Sack1 (the checks against ns-2.35).
+    /// With tcp.sack: RFC 6675's recovery, or ns-2.35's Agent/TCP/Sack1 with TCPSink/Sack1 (the checks against ns-2.35). CUBIC flows with profile ns2_linux have TCP-Linux's own SACK recovery behind TCPSink/Sack1 instead.
     #[key(word = "rfc6675")]
     #[serde(skip_serializing_if = "is_rfc6675")]
     pub sack_profile: SackProfile,
@@ -786,7 +786,7 @@ pub struct TcpSpec {
 #[keys(table = "tcp.cubic")]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpCubicSpec {
-    /// rfc9438: RFC 9438 with HyStart++ (RFC 9406) over NewReno's recovery; ns2_linux: ns-2.35's Agent/TCP/Linux with select_ca cubic (Linux 2.6.22's tcp_cubic.c) behind a plain TCPSink, for the check against ns-2.35 (docs/model.md).
+    /// rfc9438: RFC 9438 with HyStart++ (RFC 9406) over NewReno's recovery; ns2_linux: ns-2.35's Agent/TCP/Linux with select_ca cubic (Linux 2.6.22's tcp_cubic.c) behind a plain TCPSink, or with tcp.sack its own SACK recovery behind TCPSink/Sack1, no timestamps, for the check against ns-2.35 (docs/model.md).
     #[key(word = "rfc9438")]
     pub profile: CubicProfile,
 }

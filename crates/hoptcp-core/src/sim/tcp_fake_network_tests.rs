@@ -449,6 +449,24 @@ fn end_to_end_cubic_cuts_by_beta_and_regrows_to_w_max_in_about_k() {
     assert!(regrow[0] > 15.0 - 2.0, "NewReno needs about w/2 RTTs: {regrow:?}");
 }
 
+/// ns-2.35's TCP-Linux CUBIC (with `sack`) over 15 s of a 0.2 ms-per-packet
+/// path with 100 ms RTT, packet 3000 lost once, at w ~ 400.
+fn ns2_linux_one_loss(sack: Option<SackProfile>) -> Sim {
+    let cfg = TcpConfig {
+        variant: Variant::Cubic,
+        cubic_profile: crate::transport::tcp::config::CubicProfile::Ns2Linux,
+        max_window: 100_000,
+        initial_ssthresh: 400,
+        sack,
+        ..TcpConfig::default()
+    };
+    let drop = Box::new(|s: &TcpSegment, nth: u32| nth == 1 && s.seq == 3000);
+    let mut sim = Sim::new(&cfg, MS / 5, 50 * MS, 50 * MS, drop);
+    sim.tx.add_data(0, u64::MAX);
+    sim.run_until(15 * NS_PER_S);
+    sim
+}
+
 #[test]
 fn end_to_end_ns2_linux_cubic_recovers_only_by_timeout_and_forgets_w_max() {
     // The same path with one loss, of packet 3000, at w ~ 400. ns-2.35's
@@ -456,17 +474,7 @@ fn end_to_end_ns2_linux_cubic_recovers_only_by_timeout_and_forgets_w_max() {
     // only re-arm the timer, so it times out an RTO after the last of them,
     // sends everything again from 3000 (go back N) and, W_max reset, leaves
     // slow start at ssthresh = 0.8 w into the 50-ACK mode.
-    let cfg = TcpConfig {
-        variant: Variant::Cubic,
-        cubic_profile: crate::transport::tcp::config::CubicProfile::Ns2Linux,
-        max_window: 100_000,
-        initial_ssthresh: 400,
-        ..TcpConfig::default()
-    };
-    let drop = Box::new(|s: &TcpSegment, nth: u32| nth == 1 && s.seq == 3000);
-    let mut sim = Sim::new(&cfg, MS / 5, 50 * MS, 50 * MS, drop);
-    sim.tx.add_data(0, u64::MAX);
-    sim.run_until(15 * NS_PER_S);
+    let sim = ns2_linux_one_loss(None);
     let st = sim.tx.stats(sim.now);
     assert_eq!((st.fast_retransmits, st.timeouts), (0, 1), "{st:?}");
     // (time, cwnd) after every ACK, duplicates included.
@@ -495,6 +503,27 @@ fn end_to_end_ns2_linux_cubic_recovers_only_by_timeout_and_forgets_w_max() {
 }
 
 #[test]
+fn end_to_end_ns2_linux_cubic_with_sack_recovers_one_loss_without_a_timeout() {
+    // The same path and loss, behind TCPSink/Sack1: TCP-Linux's scoreboard
+    // marks 3000 lost on the fourth SACK above it and Recovery retransmits it
+    // once; cwnd = ssthresh = 819/1024 of w at once (ns-2's traced cwnd_ is
+    // the rate-halving allowance, from w down to it), no timeout, and CUBIC
+    // keeps W_max (no Loss state).
+    let sim = ns2_linux_one_loss(Some(SackProfile::Ns2Sack1));
+    let st = sim.tx.stats(sim.now);
+    assert_eq!((st.fast_retransmits, st.timeouts, st.retransmissions), (1, 0, 1), "{st:?}");
+    let sack = st.sack.expect("TCP-Linux's recovery counters");
+    assert_eq!((sack.recoveries, sack.recoveries_completed), (1, 1));
+    let cut = sim.trace.windows(2).position(|p| p[1].1 < p[0].1).expect("a cut");
+    let (t_cut, w) = sim.trace[cut];
+    let ss = (w as u32 * 819 / 1024) as f64;
+    let after: Vec<f64> = sim.trace.iter().filter(|e| e.0 > t_cut).map(|e| e.1).collect();
+    assert!(after.iter().all(|&c| c >= ss), "never below ssthresh {ss}");
+    assert_eq!(after.iter().copied().fold(f64::INFINITY, f64::min), ss, "down to ssthresh {ss} of {w}");
+    assert!(sim.tx.ssthresh() >= ss, "no second cut");
+}
+
+#[test]
 fn end_to_end_sack_delivers_everything_through_losses() {
     for sack in [SackProfile::Rfc6675, SackProfile::Ns2Sack1] {
         for variant in [Variant::NewReno, Variant::Reno, Variant::Vegas, Variant::Cubic] {
@@ -506,6 +535,21 @@ fn end_to_end_sack_delivers_everything_through_losses() {
                 assert!(st.sack.is_some_and(|s| s.recoveries_completed >= 1), "{sack:?} {variant:?}: {st:?}");
             }
         }
+    }
+    // TCP-Linux's own recovery (the ns2_linux profile) behind the Sack1 sink.
+    for delayed_ack in [false, true] {
+        let cfg = TcpConfig {
+            variant: Variant::Cubic,
+            cubic_profile: crate::transport::tcp::config::CubicProfile::Ns2Linux,
+            delayed_ack,
+            max_window: 16,
+            sack: Some(SackProfile::Ns2Sack1),
+            ..TcpConfig::default()
+        };
+        let sim = transfer(&cfg, 400, loss_pattern());
+        let st = sim.tx.stats(sim.now);
+        assert!(st.retransmissions >= sim.dropped, "ns2_linux: {st:?}");
+        assert!(st.sack.is_some_and(|s| s.recoveries_completed >= 1), "ns2_linux: {st:?}");
     }
 }
 

@@ -87,7 +87,7 @@ impl TcpSender {
         let core = SenderState::new(cfg);
         let ap = cfg.pacing.as_ref().map(|p| TcpAp::new(p, cfg.payload_bytes));
         let cc = congestion::for_config(cfg, &core);
-        let sack = cfg.sack.map(|p| SackRecovery::new(p, core.highest_ack));
+        let sack = cfg.sack.filter(|_| !cc.own_sack()).map(|p| SackRecovery::new(p, core.highest_ack));
         TcpSender { core, cc, ap, sack }
     }
 
@@ -164,13 +164,19 @@ impl TcpSender {
             self.cc.on_ecn(&mut self.core, ack);
         }
         let a = Ack { now, ack, ece: seg.ece, rtt: Some(now.saturating_sub(seg.ts)) };
-        if let Some(sack) = self.sack.as_mut() {
-            let mut blocks = [(0, 0); crate::wire::MAX_SACK_BLOCKS];
-            let mut n = 0;
-            for (l, r) in seg.sack_blocks() {
-                blocks[n] = (l.min(i64::MAX as u64) as i64, r.min(i64::MAX as u64) as i64);
-                n += 1;
+        let mut blocks = [(0, 0); crate::wire::MAX_SACK_BLOCKS];
+        let mut n = 0;
+        for (l, r) in seg.sack_blocks() {
+            blocks[n] = (l.min(i64::MAX as u64) as i64, r.min(i64::MAX as u64) as i64);
+            n += 1;
+        }
+        if self.cc.own_sack() {
+            // Older ACKs change nothing (TCP-Linux's `old_ack`).
+            if ack >= self.core.highest_ack {
+                self.cc.on_sack_ack(&mut self.core, &a, &blocks[..n]);
             }
+            self.core.budget = self.cc.send_budget(&self.core);
+        } else if let Some(sack) = self.sack.as_mut() {
             sack.on_ack(&mut self.core, self.cc.as_mut(), &a, &blocks[..n]);
             self.core.budget = sack.send_budget(&self.core);
         } else {
@@ -237,6 +243,9 @@ impl TcpSender {
                 self.core.dupack_rtx = None;
             }
             return Some((seq, fast));
+        }
+        if self.cc.own_sack() {
+            return self.cc.next_segment(&mut self.core).map(|seq| (seq, false));
         }
         let recovering = self.sack.as_ref().is_some_and(SackRecovery::in_recovery);
         if (!recovering && self.core.budget == Some(0)) || self.cc.pacing_deadline(&self.core, now).is_some() {
@@ -359,7 +368,7 @@ impl TcpSender {
             final_cwnd: self.cwnd(),
             pacing: self.ap.as_ref().map(TcpAp::stats),
             bbr: self.cc.bbr_stats(now),
-            sack: self.sack.as_ref().map(SackRecovery::stats),
+            sack: self.sack.as_ref().map(SackRecovery::stats).or_else(|| self.cc.sack_stats()),
         }
     }
 

@@ -55,8 +55,13 @@
 //!   max(cwnd, ssthresh) moderated to in flight + 3. The RTO clock ticks in
 //!   jiffies (tcp_tick_ = 1 ms once a CA module is installed), not 10 ms;
 //!   the setup segment goes with the initial window (delay_growth_ false).
+//! - With `tcp.sack` (behind `TCPSink/Sack1`) that scoreboard sees the
+//!   holes: TCP-Linux's Recovery with rate halving (`cubic/ns2_linux_sack.rs`,
+//!   the scoreboard in `cubic/linux_scoreboard.rs`).
 
+mod linux_scoreboard;
 pub(super) mod ns2_linux;
+pub(super) mod ns2_linux_sack;
 
 use super::super::state::{CwndAction, SenderState};
 use super::newreno::NewReno;

@@ -23,7 +23,10 @@
 //!   SACK recovery instead (`sack/recovery.rs`, RFC 6675 or ns-2's Sack1),
 //!   which calls [`Controller::on_ack`] for new ACKs outside recovery and
 //!   [`Controller::on_sack_recovery`] for the reduction when recovery
-//!   begins, and chooses the packets sent during recovery.
+//!   begins, and chooses the packets sent during recovery. A controller
+//!   with its own SACK machinery (TCP-Linux's, `cubic/ns2_linux_sack.rs`)
+//!   says so with [`Controller::own_sack`]: it then gets every ACK with its
+//!   blocks and chooses every segment sent ([`Controller::next_segment`]).
 //! - Time-based growth (CUBIC, RFC 9438, `cubic.rs`): every call carries
 //!   `now`, and [`Ack::rtt`] is the RTT sample of the segment the ACK
 //!   echoes, which CUBIC's target W_cubic(t + RTT) and HyStart++'s rounds
@@ -49,6 +52,7 @@ mod reno;
 mod vegas;
 
 use super::config::{CubicProfile, TcpConfig, Variant};
+use super::sack::SackStats;
 use super::state::{how, SenderState};
 use crate::engine::Time;
 
@@ -117,6 +121,28 @@ pub(super) trait Controller: std::fmt::Debug + Send {
     fn bbr_stats(&self, _now: Time) -> Option<bbr::BbrStats> {
         None
     }
+
+    /// The controller keeps its own SACK scoreboard and loss recovery
+    /// (TCP-Linux with `tcp.sack`): the sender runs no `sack/` recovery,
+    /// hands it every ACK at or above the highest with its blocks through
+    /// [`Controller::on_sack_ack`], and takes what leaves from
+    /// [`Controller::next_segment`] instead of its window loop.
+    fn own_sack(&self) -> bool {
+        false
+    }
+
+    /// An ACK with its SACK blocks (`[left, right)`), `own_sack` controllers only.
+    fn on_sack_ack(&mut self, _state: &mut SenderState, _ack: &Ack, _blocks: &[(i64, i64)]) {}
+
+    /// The next segment to send now (`own_sack` controllers only; None: nothing).
+    fn next_segment(&mut self, _state: &mut SenderState) -> Option<i64> {
+        None
+    }
+
+    /// The recovery counters of an `own_sack` controller.
+    fn sack_stats(&self) -> Option<SackStats> {
+        None
+    }
 }
 
 /// The controller `cfg.variant` names.
@@ -127,6 +153,9 @@ pub(super) fn for_config(cfg: &TcpConfig, state: &SenderState) -> Box<dyn Contro
         Variant::Vegas => Box::new(vegas::Vegas::new(cfg)),
         Variant::Cubic => match cfg.cubic_profile {
             CubicProfile::Rfc9438 => Box::new(cubic::Cubic::new()),
+            CubicProfile::Ns2Linux if cfg.sack.is_some() => {
+                Box::new(cubic::ns2_linux_sack::Ns2LinuxSackCubic::new(state))
+            }
             CubicProfile::Ns2Linux => Box::new(cubic::ns2_linux::Ns2LinuxCubic::new(state)),
         },
         Variant::Bbr => Box::new(bbr::BbrController::new(cfg, bbr::model::Draws::new(&cfg.bbr_phases, 0))),

@@ -1,6 +1,8 @@
 //! CUBIC as ns-2.35 runs it: `Agent/TCP/Linux` (tcp/tcp-linux.cc) with
 //! `select_ca cubic`, Linux 2.6.22's tcp_cubic.c v2.1, and a plain
-//! `Agent/TCPSink` without timestamps — the `ns2_linux` profile.
+//! `Agent/TCPSink` without timestamps — the `ns2_linux` profile. With
+//! `tcp.sack` the agent runs behind `TCPSink/Sack1` and its own SACK
+//! recovery (`ns2_linux_sack.rs`) wraps this controller's arithmetic.
 //!
 //! [`Bictcp`] is the module's arithmetic, in its own integers: cwnd in
 //! whole packets, time in jiffies (ns-2's `JIFFY_RATIO`: 1 ms, `HZ` 1000),
@@ -216,12 +218,12 @@ pub struct Ns2LinuxCubic {
     pub(crate) ca: Bictcp,
     /// Linux's integer cwnd, its ACK counter and ssthresh.
     pub(crate) snd_cwnd: u32,
-    snd_cwnd_cnt: u32,
+    pub(super) snd_cwnd_cnt: u32,
     pub(crate) ssthresh: u32,
     /// `window_`: cwnd never grows beyond it.
     clamp: u32,
     /// ABC: packets acknowledged since slow start last grew.
-    acked_since: u32,
+    pub(super) acked_since: u32,
     /// In the Loss state (after a timeout) until the ACK reaches `recover`.
     loss: bool,
 }
@@ -240,7 +242,7 @@ impl Ns2LinuxCubic {
     }
 
     /// `tcp_slow_start` (ABC 1) or CUBIC's one-per-`cnt` growth.
-    fn cong_avoid(&mut self, in_flight: i64, now: Time) {
+    pub(super) fn cong_avoid(&mut self, in_flight: i64, now: Time) {
         if in_flight < self.snd_cwnd as i64 {
             return;
         }
@@ -269,7 +271,32 @@ impl Ns2LinuxCubic {
         }
     }
 
-    fn store(&self, core: &mut SenderState) {
+    /// A timeout with nothing outstanding: back to the initial window (ns-2
+    /// CLOSE_CWND_INIT), W_max kept.
+    pub(super) fn idle_restart(&mut self, core: &mut SenderState) {
+        self.snd_cwnd = core.wnd_init as u32;
+        core.rtx_deadline = None;
+        core.t_seqno = core.highest_ack + 1;
+        core.rto.cancel_timing();
+        self.store(core);
+    }
+
+    /// `enter_loss` at a timeout with data outstanding: ssthresh from the
+    /// module, cwnd 1, and the Loss state, whose `set_state` resets every
+    /// CUBIC variable (W_max included). The timer and what is resent are the
+    /// caller's.
+    pub(super) fn enter_loss(&mut self, core: &mut SenderState) {
+        self.ssthresh = self.ca.recalc_ssthresh(self.snd_cwnd);
+        self.snd_cwnd = 1;
+        self.snd_cwnd_cnt = 0;
+        self.acked_since = 0;
+        self.ca.reset();
+        core.recover = core.maxseq;
+        core.last_action = CwndAction::Timeout;
+        core.timeouts += 1;
+    }
+
+    pub(super) fn store(&self, core: &mut SenderState) {
         core.cwnd = self.snd_cwnd as f64;
         core.ssthresh = self.ssthresh as f64;
     }
@@ -302,24 +329,11 @@ impl Controller for Ns2LinuxCubic {
 
     fn on_timeout(&mut self, core: &mut SenderState, now: Time) {
         if !core.outstanding() {
-            // Idle: back to the initial window (ns-2 CLOSE_CWND_INIT), W_max kept.
-            self.snd_cwnd = core.wnd_init as u32;
-            core.rtx_deadline = None;
-            core.t_seqno = core.highest_ack + 1;
-            core.rto.cancel_timing();
-            self.store(core);
+            self.idle_restart(core);
             return;
         }
-        self.ssthresh = self.ca.recalc_ssthresh(self.snd_cwnd);
-        self.snd_cwnd = 1;
-        self.snd_cwnd_cnt = 0;
-        self.acked_since = 0;
-        // TCP_CA_Loss: tcp_cubic's set_state resets everything, W_max included.
-        self.ca.reset();
+        self.enter_loss(core);
         self.loss = true;
-        core.recover = core.maxseq;
-        core.last_action = CwndAction::Timeout;
-        core.timeouts += 1;
         core.reset_rtx_timer(now, false, core.timeout_backoff);
         self.store(core);
     }
@@ -335,7 +349,7 @@ impl Controller for Ns2LinuxCubic {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::super::super::config::TcpConfig;
     use super::*;
 
@@ -476,7 +490,7 @@ mod tests {
     }
 
     /// A TCP-Linux sender in congestion avoidance: cwnd 20, all sent, nothing acked beyond 100.
-    fn sender(cwnd: u32, ssthresh: u32) -> (SenderState, Ns2LinuxCubic) {
+    pub(in super::super) fn sender(cwnd: u32, ssthresh: u32) -> (SenderState, Ns2LinuxCubic) {
         let cfg = TcpConfig {
             variant: crate::transport::Variant::Cubic,
             cubic_profile: super::super::super::super::config::CubicProfile::Ns2Linux,
