@@ -14,7 +14,7 @@ import pytest
 
 from hoptcp.ns2 import Ns2Unsupported, available, export
 from hoptcp.ns2 import trace as tr
-from hoptcp.ns2.cubic_check import bases, compare_case, trace_features
+from hoptcp.ns2.cubic_check import bases, compare_case, sack_bases, sack_lines, trace_features
 from hoptcp.ns2.validation import keep_sections
 from hoptcp.scenario import Scenario
 
@@ -39,6 +39,16 @@ app = "ftp"
 """
 
 
+def _run_ns(sc: Scenario, tmp_path: Path) -> None:
+    """Run 3 s of ``sc`` exported in ns-2.35; it must finish with TCP-Linux's cubic found."""
+    script = tmp_path / "s.tcl"
+    script.write_text(export(sc.with_overrides({"duration_s": 3.0})).tcl)
+    proc = subprocess.run(["ns", str(script), str(tmp_path / "out")], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert "do not find cubic" not in proc.stdout
+
+
 @pytest.mark.core
 def test_cubic_exports_as_tcp_linux_with_a_plain_sink(tmp_path: Path) -> None:
     sc = Scenario.from_toml(HOP)
@@ -49,16 +59,28 @@ def test_cubic_exports_as_tcp_linux_with_a_plain_sink(tmp_path: Path) -> None:
     assert '$ns_ at 0.0 "$src(0) set ssthresh_ 30; $src(0) set cwnd_ 3; $src(0) select_ca cubic"' in tcl
     assert "set dst(0) [new Agent/TCPSink]" in tcl and "Sack1" not in tcl
     if available():  # ns-2.35 runs it unmodified, and TCP-Linux's cubic is compiled in
-        short = export(sc.with_overrides({"duration_s": 3.0}))
-        script = tmp_path / "s.tcl"
-        script.write_text(short.tcl)
-        proc = subprocess.run(["ns", str(script), str(tmp_path / "out")], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=120, check=False)
-        assert proc.returncode == 0, proc.stderr[-500:]
-        assert "do not find cubic" not in proc.stdout
+        _run_ns(sc, tmp_path)
         cwnd = tr.parse_cwnd((tmp_path / "out.cwnd").read_text().splitlines())
         values = [w for pts in cwnd.values() for _, w in pts]
         assert values and max(values) > 3 and all(w == int(w) for w in values), "TCP-Linux's integer cwnd grew"
+
+
+@pytest.mark.core
+def test_cubic_with_sack_exports_as_tcp_linux_behind_a_sack1_sink(tmp_path: Path) -> None:
+    # TCP-Linux keeps its own SACK recovery: the agent stays Agent/TCP/Linux (not Sack1), the sink
+    # is Sack1's, timestamps stay off; tcp.sack_profile does not matter for it (the default here).
+    sc = Scenario.from_toml(HOP).with_overrides({"tcp.sack": True})
+    tcl = export(sc).tcl
+    assert "set src(0) [new Agent/TCP/Linux]" in tcl and "Agent/TCP/Sack1" not in tcl
+    assert "set dst(0) [new Agent/TCPSink/Sack1]" in tcl
+    assert "$src(0) set timestamps_ false" in tcl and "select_ca cubic" in tcl
+    assert export(sc.with_overrides({"tcp.sack_profile": "ns2_sack1"})).tcl == tcl
+    delayed = export(sc.with_overrides({"tcp.delayed_ack": True})).tcl
+    assert "set dst(0) [new Agent/TCPSink/Sack1/DelAck]" in delayed
+    # The sink's SACK blocks are not Sack1's sender: no Sack1 recoveries are read from the cwnd_ trace.
+    assert not export(sc).flows[0].sack
+    if available():  # ns-2.35 runs it unmodified (a failed scoreboard assertion exits non-zero)
+        _run_ns(sc, tmp_path)
 
 
 @pytest.mark.core
@@ -97,6 +119,43 @@ def test_paired_differences_and_verdicts() -> None:
 
 def test_bases_need_both_twins() -> None:
     assert bases(["cubic-a-cubic", "cubic-a-newreno", "cubic-b-cubic", "chain7"]) == ["a"]
+    names = ["cubic-a-cubic", "cubic-a-newreno", "cubic-sack-a", "cubic-sack-b", "cubic-b-cubic"]
+    assert sack_bases(names) == ["a"], "a SACK case needs its base's plain CUBIC and NewReno twins"
+
+
+class _Suite:
+    """A suite's diagnosis lookup, as validation.Suite's."""
+
+    def diagnosis(self, case: str, metric: str) -> str | None:
+        return "NewReno's." if (case, metric) == ("cubic-sack-a", "sack-newreno.timeouts") else None
+
+
+def test_sack_lines_pair_sack_with_plain_and_newreno_by_seed() -> None:
+    seeds = list(range(1, 11))
+    noise = [(-1) ** s * 3.0 * s for s in seeds]
+
+    def runs(goodput: float, timeouts: float) -> list[dict]:
+        return [{"aggregate_goodput_bps": goodput + n, "flow.0.timeouts": timeouts} for n in noise]
+
+    # ns-2.35: SACK 1900, plain CUBIC 750, NewReno 1580; hoptcp the same goodputs, but NewReno
+    # times out once more per run than ns-2.35's.
+    cases = {
+        "cubic-sack-a": _entry(seeds, runs(1.9e6, 0.0), runs(1.9e6, 0.0)),
+        "cubic-a-cubic": _entry(seeds, runs(7.5e5, 25.0), runs(7.5e5, 25.0)),
+        "cubic-a-newreno": _entry(seeds, runs(1.58e6, 1.0), runs(1.58e6, 2.0)),
+    }
+    text = "\n".join(sack_lines(cases, _Suite()))
+    goodput = next(ln for ln in text.splitlines() if ln.startswith("| a | goodput"))
+    cells = [c.strip() for c in goodput.strip("|").split("|")]
+    assert cells[2:5] == ["1900.0", "1900.0", "agree"]
+    assert cells[5:8] == ["1150.0 (**differ**)", "1150.0 (**differ**)", "agree"]
+    assert cells[8:11] == ["320.0 (**differ**)", "320.0 (**differ**)", "agree"]
+    timeouts = next(ln for ln in text.splitlines() if ln.startswith("| a | timeouts"))
+    assert timeouts.rstrip().endswith("| -1 (**differ**) | -2 (**differ**) | **differ** |")
+    assert "- a, timeouts, CUBIC+SACK − NewReno (differ): NewReno's." in text
+    assert "differs from its plain CUBIC beyond seed noise in 1 of 1 cases (a); there hoptcp's paired " \
+        "difference agrees with ns-2.35's in 1 (a)" in text
+    assert sack_lines({k: v for k, v in cases.items() if k != "cubic-a-newreno"}) == []
 
 
 def test_trace_features_by_hand() -> None:

@@ -45,6 +45,18 @@ def bases(case_names: Sequence[str]) -> list[str]:
     return out
 
 
+def sack_bases(case_names: Sequence[str]) -> list[str]:
+    """The ``<base>`` of every ``cubic-sack-<base>`` case (CUBIC with SACK) whose plain CUBIC and
+    NewReno twins, ``cubic-<base>-cubic`` and ``cubic-<base>-newreno``, are in the suite."""
+    names = set(case_names)
+    out = []
+    for n in case_names:
+        b = n.removeprefix("cubic-sack-")
+        if n.startswith("cubic-sack-") and {f"cubic-{b}-cubic", f"cubic-{b}-newreno"} <= names:
+            out.append(b)
+    return out
+
+
 def metric_of(run: Mapping[str, Any], metric: str) -> float:
     """A run's value: the aggregate goodput, or a per-flow count summed over the flows."""
     if metric in run:
@@ -71,7 +83,9 @@ def _mean(xs: Sequence[float]) -> float:
 
 def compare_case(cubic: Mapping[str, Any], newreno: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Per metric: ns-2.35's and hoptcp's means per variant, each simulator's CUBIC against its
-    NewReno, and the paired CUBIC−NewReno differences of the two simulators against each other."""
+    NewReno, and the paired CUBIC−NewReno differences of the two simulators against each other.
+    (Any two cases on the same seeds compare so: ``cubic`` the one, ``newreno`` the other, e.g.
+    CUBIC with SACK against plain CUBIC.)"""
     out: dict[str, dict[str, Any]] = {}
     for m in METRICS:
         sides = {(sim, v): by_seed(e, sim, m) for v, e in (("cubic", cubic), ("newreno", newreno))
@@ -236,8 +250,8 @@ def section(suite: Any, data: Mapping[str, Any], features: Mapping[str, Any]) ->
       "only from SACK blocks, so duplicate ACKs just re-arm the timer, every loss ends in a timeout, and "
       "each timeout resets CUBIC's state (W_max, the last loss), so the next epoch grows in the 50-ACK "
       "mode from ssthresh. That, not the cubic curve, is what separates ns-2.35's CUBIC from its NewReno "
-      "on every path here; TCP-Linux with `TCPSink/Sack1` (fast recovery through its scoreboard) needs "
-      "the receiver's SACK blocks and is not checked yet.")
+      "on every path here. TCP-Linux behind `TCPSink/Sack1` (recovery through its scoreboard) is "
+      "checked below, \"With SACK\".")
     w("")
     w("| case | what | metric | ns-2.35 CUBIC | hoptcp CUBIC | agreement | ns-2.35 CUBIC−NewReno | "
       "ns-2.35: CUBIC vs NewReno | hoptcp CUBIC−NewReno | hoptcp: CUBIC vs NewReno | differences agree |")
@@ -247,8 +261,7 @@ def section(suite: Any, data: Mapping[str, Any], features: Mapping[str, Any]) ->
         cmp = compare_case(cases[f"cubic-{b}-cubic"], cases[f"cubic-{b}-newreno"])
         what = whats.get(f"cubic-{b}-cubic", "").removesuffix(" (CUBIC, ns2_linux)")
         for m, c in cmp.items():
-            kb = m == "aggregate_goodput_bps"
-            label = "goodput (kb/s)" if kb else m
+            kb, label = _metric_label(m)
             w(f"| {b} | {what} | {label} | {_n(c['means']['ns2_cubic'], kb)} | {_n(c['means']['hoptcp_cubic'], kb)} | "
               f"{_v(c['hoptcp_vs_ns2'])} | {_n(c['difference']['ns2'], kb)} | {_v(c['cubic_vs_newreno']['ns2'])} | "
               f"{_n(c['difference']['hoptcp'], kb)} | {_v(c['cubic_vs_newreno']['hoptcp'])} | "
@@ -280,4 +293,82 @@ def section(suite: Any, data: Mapping[str, Any], features: Mapping[str, Any]) ->
             for f, c in compare_features(fs).items():
                 w(f"| {b} | {FEATURE_NAMES[f]} | {_n(c['ns2'])} | {_n(c['hoptcp'])} | {_v(c['agreement'])} |")
         w("")
+    out.extend(sack_lines(cases, suite))
     return "\n".join(out) + "\n"
+
+
+def _metric_label(m: str) -> tuple[bool, str]:
+    """Whether a metric is the goodput (shown in kb/s), and its label in the tables."""
+    kb = m == "aggregate_goodput_bps"
+    return kb, "goodput (kb/s)" if kb else m
+
+
+def _diff(c: Mapping[str, Any], sim: str, kbps: bool) -> str:
+    """A simulator's paired difference with its verdict on whether the two runs differ."""
+    return f"{_n(c['difference'][sim], kbps)} ({_v(c['cubic_vs_newreno'][sim])})"
+
+
+def sack_lines(cases: Mapping[str, Any], suite: Any = None) -> list[str]:
+    """The section's "With SACK" part: every ``cubic-sack-<base>`` case against its base's plain
+    CUBIC and NewReno runs (paired by seed), in both simulators, and every verdict that is not
+    *agree* with the suite's diagnosis of it (case ``cubic-sack-<base>``, metric ``<metric>``,
+    ``sack-plain.<metric>`` or ``sack-newreno.<metric>``) or *open*."""
+    found = [b for b in sack_bases(list(cases)) if all(
+        "ns2" in cases[n] for n in (f"cubic-sack-{b}", f"cubic-{b}-cubic", f"cubic-{b}-newreno"))]
+    if not found:
+        return []
+    out: list[str] = []
+    w = out.append
+    w("### With SACK: TCP-Linux behind TCPSink/Sack1")
+    w("")
+    w("The same agent behind `Agent/TCPSink/Sack1` (hoptcp: `tcp.sack = true` with the `ns2_linux` "
+      "profile, TCP-Linux's own scoreboard recovery: docs/model.md), on the bases above and their seeds, "
+      "so each seed's CUBIC+SACK run pairs with that seed's plain CUBIC and NewReno runs. Values, "
+      "CUBIC+SACK − CUBIC and CUBIC+SACK − NewReno in each simulator, each simulator's verdict on "
+      "whether the two differ, and whether hoptcp's paired difference agrees with ns-2.35's (the rule "
+      "and margin as above: ±10 % of the larger of ns-2.35's two means).")
+    w("")
+    w("| case | metric | ns-2.35 CUBIC+SACK | hoptcp CUBIC+SACK | agreement | ns-2.35 SACK−plain | "
+      "hoptcp SACK−plain | differences agree | ns-2.35 SACK−NewReno | hoptcp SACK−NewReno | "
+      "differences agree |")
+    w("|---|---|---:|---:|---|---:|---:|---|---:|---:|---|")
+    summary: dict[str, list[tuple[str, dict[str, Any]]]] = {"its plain CUBIC": [], "its NewReno": []}
+    issues: list[tuple[str, str, str, str]] = []  # (case, diagnosis metric, what, verdict)
+    for b in found:
+        sack = cases[f"cubic-sack-{b}"]
+        plain = compare_case(sack, cases[f"cubic-{b}-cubic"])
+        reno = compare_case(sack, cases[f"cubic-{b}-newreno"])
+        for m, c in plain.items():
+            r = reno[m]
+            kb, label = _metric_label(m)
+            w(f"| {b} | {label} | {_n(c['means']['ns2_cubic'], kb)} | {_n(c['means']['hoptcp_cubic'], kb)} | "
+              f"{_v(c['hoptcp_vs_ns2'])} | {_diff(c, 'ns2', kb)} | {_diff(c, 'hoptcp', kb)} | "
+              f"{_v(c['difference']['agreement'])} | {_diff(r, 'ns2', kb)} | {_diff(r, 'hoptcp', kb)} | "
+              f"{_v(r['difference']['agreement'])} |")
+            if kb:
+                summary["its plain CUBIC"].append((b, c))
+                summary["its NewReno"].append((b, r))
+            for key, what, a in ((m, "value", c["hoptcp_vs_ns2"]),
+                                 (f"sack-plain.{m}", "CUBIC+SACK − CUBIC", c["difference"]["agreement"]),
+                                 (f"sack-newreno.{m}", "CUBIC+SACK − NewReno", r["difference"]["agreement"])):
+                if a["verdict"] != "agree":
+                    issues.append((f"cubic-sack-{b}", key, f"{label}, {what}", a["verdict"]))
+    w("")
+    w("A difference's verdict in brackets: does that simulator's CUBIC+SACK differ from its plain CUBIC "
+      "(or NewReno) beyond seed noise.")
+    w("")
+    if issues:
+        w("Every verdict above other than *agree*, with its diagnosis (or *open*):")
+        w("")
+        for case, key, what, verdict in issues:
+            diag = suite.diagnosis(case, key) if suite is not None else None
+            w(f"- {case.removeprefix('cubic-sack-')}, {what} ({verdict}): {diag or '*Open.*'}")
+        w("")
+    for what, rows in summary.items():
+        differ = [t for t in rows if t[1]["cubic_vs_newreno"]["ns2"]["verdict"] == "differ"]
+        agree = [t[0] for t in differ if t[1]["difference"]["agreement"]["verdict"] == "agree"]
+        w(f"ns-2.35's CUBIC+SACK goodput differs from {what} beyond seed noise in {len(differ)} of "
+          f"{len(rows)} cases ({', '.join(t[0] for t in differ) or 'none'}); there hoptcp's paired "
+          f"difference agrees with ns-2.35's in {len(agree)} ({', '.join(agree) or 'none'}).")
+        w("")
+    return out

@@ -60,7 +60,10 @@ around them (each fact is commented in the generated script):
   reproduces it) is ``Agent/TCP/Sack1`` with ``Agent/TCPSink/Sack1`` (``/DelAck`` with
   delayed ACKs): Sack1 is ns-2's SACK sender with NewReno-like growth, so variants
   ``newreno`` and ``reno`` map onto it; ns-2.35 has no SACK Vegas or SACK TCP-AP. The sink
-  adds 8 bytes per SACK block to its ACKs, as hoptcp's ``ns2_sack1`` profile does.
+  adds 8 bytes per SACK block to its ACKs, as hoptcp's ``ns2_sack1`` profile does. A CUBIC
+  (``ns2_linux``) flow with ``tcp.sack`` stays ``Agent/TCP/Linux``, now behind
+  ``Agent/TCPSink/Sack1``: TCP-Linux's own scoreboard recovers from the SACK blocks, as
+  hoptcp's profile does whatever ``tcp.sack_profile`` says; timestamps stay off.
   (:func:`tcp_agent_class` and :func:`tcp_sink_class` are where a variant's agent and sink
   are chosen.)
 
@@ -346,13 +349,14 @@ def _sack_on(t: Mapping[str, Any]) -> bool:
 
 
 def check_sack(t: Mapping[str, Any], tcp: Mapping[str, Any], key: str) -> None:
-    """Raise :class:`Ns2Unsupported` unless ns-2.35's Sack1 can run this flow's SACK settings."""
-    if not _sack_on(t):
+    """Raise :class:`Ns2Unsupported` unless ns-2.35's Sack1 (or, for CUBIC, TCP-Linux behind
+    TCPSink/Sack1) can run this flow's SACK settings."""
+    if not _sack_on(t) or t["variant"] == "cubic":  # TCP-Linux's own recovery, whatever sack_profile says
         return
     if t["variant"] not in SACK_VARIANTS:
         raise Ns2Unsupported(f"{key}.sack = true with variant \"{t['variant']}\" cannot be exported: ns-2.35's "
-                             f"SACK sender is Agent/TCP/Sack1 (allowed with variant: "
-                             f"{', '.join(map(json.dumps, SACK_VARIANTS))})")
+                             f"SACK senders are Agent/TCP/Sack1 and TCP-Linux (allowed with variant: "
+                             f"{', '.join(map(json.dumps, (*SACK_VARIANTS, 'cubic')))})")
     profile = tcp.get("sack_profile", "rfc6675")
     if profile != "ns2_sack1":
         raise Ns2Unsupported(f"tcp.sack_profile = \"{profile}\" cannot be exported: ns-2.35's Agent/TCP/Sack1 is "
@@ -361,7 +365,7 @@ def check_sack(t: Mapping[str, Any], tcp: Mapping[str, Any], key: str) -> None:
 
 def tcp_agent_class(t: Mapping[str, Any]) -> str:
     """The ns-2.35 sender agent for a flow's resolved TCP settings."""
-    if _sack_on(t):
+    if _sack_on(t) and t["variant"] != "cubic":  # TCP-Linux keeps its own SACK recovery
         return "Agent/TCP/Sack1"
     return TCP_VARIANTS[t["variant"]]
 
@@ -721,6 +725,8 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             w(f"$src({i}) set ssthresh_ {ss} ;# reset() at creation left 20 (class window_); explicit")
             if t["variant"] == "cubic":
                 w(f"$src({i}) set timestamps_ false ;# the ns2_linux profile: no timestamps, so no delay_min")
+                if _sack_on(t):
+                    w("# TCP-Linux behind TCPSink/Sack1: its own SACK scoreboard (scoreboard1.cc) recovers")
                 # Installing the module copies ssthresh_ and cwnd_ into the Linux state and sets
                 # tcp_tick_ to 1 ms; after wired nodes' reset (which sets ssthresh_ = window_).
                 w(f"$ns_ at 0.0 \"$src({i}) set ssthresh_ {ss}; $src({i}) set cwnd_ {t['initial_window']}; "
@@ -778,7 +784,7 @@ def export(scenario: Scenario, seed: int | None = None, *, name: str | None = No
             # On arrival a data packet is payload + 40 B (the routing agent's header included).
             fmaps.append(FlowMap(i, "tcp", f["app"], f["src"], f["dst"], f["path"], start, stop,
                                  int(t["payload_bytes"]), int(t["payload_bytes"]) + TCP_HEADER_BYTES,
-                                 int(t["max_window"]), _sack_on(t)))
+                                 int(t["max_window"]), _sack_on(t) and t["variant"] != "cubic"))
         else:
             size = int(f["packet_bytes"]) + UDP_HEADER_BYTES - (udp_added if f["src"] < nn else 0)
             interval_ns = max(1, round(f["packet_bytes"] * 8 / f["rate_bps"] * 1e9))
