@@ -14,7 +14,15 @@ import pytest
 
 from hoptcp.ns2 import Ns2Unsupported, available, export
 from hoptcp.ns2 import trace as tr
-from hoptcp.ns2.cubic_check import bases, compare_case, sack_bases, sack_lines, trace_features
+from hoptcp.ns2.cubic_check import (
+    bases,
+    compare_case,
+    hoptcp_recoveries,
+    ns2_recoveries,
+    sack_bases,
+    sack_lines,
+    trace_features,
+)
 from hoptcp.ns2.validation import keep_sections
 from hoptcp.scenario import Scenario
 
@@ -156,6 +164,22 @@ def test_sack_lines_pair_sack_with_plain_and_newreno_by_seed() -> None:
     assert "differs from its plain CUBIC beyond seed noise in 1 of 1 cases (a); there hoptcp's paired " \
         "difference agrees with ns-2.35's in 1 (a)" in text
     assert sack_lines({k: v for k, v in cases.items() if k != "cubic-a-newreno"}) == []
+    # Recoveries per run: a two-valued count with the same mean is undecided, and listed.
+    recs = {"seeds_text": "1-10", "cases": {"a": {"ns2": [28.0, 44.0] * 5, "hoptcp": [44.0, 28.0] * 5}}}
+    text = "\n".join(sack_lines(cases, _Suite(), recs))
+    assert "| a | 36.00 ± 8.4 | 36.00 ± 8.4 | **undecided** |" in text
+    assert "- a, recoveries per run (undecided): *Open.*" in text
+
+
+@pytest.mark.core
+@pytest.mark.skipif(not available(), reason="ns-2 is not installed (no `ns` on PATH)")
+def test_recoveries_are_counted_in_both_simulators() -> None:
+    # 5 s of the wired bottleneck with SACK: slow start overflows the queue once, and both
+    # simulators recover without a timeout (ns-2.35's ncwndcuts_ less its nrexmit_).
+    hybrid = Path(__file__).resolve().parents[2] / "validation/ns2/cubic/hybrid.toml"
+    sc = Scenario.from_toml(hybrid.read_text()).with_overrides(
+        {"tcp.sack": True, "duration_s": 5.0})
+    assert ns2_recoveries(sc, 1) >= 1 and hoptcp_recoveries(sc, 1) >= 1
 
 
 def test_trace_features_by_hand() -> None:

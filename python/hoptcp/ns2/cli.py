@@ -197,14 +197,15 @@ def _page(suite: Any, suite_path: str, data: Any, output: str) -> str:
     """The validation page: the suite's tables, the CUBIC section, the ports' sections, and
     every section of the page already at ``output`` that none of these writes (e.g. "BBR
     against ns-3.37", which `hoptcp ns3 bbr-check`'s numbers fill by hand)."""
-    from .cubic_check import load_features, section
+    from .cubic_check import SACK_RECOVERIES, load_features, section
     from .validation import keep_sections, render
 
     page = render(suite, data)
     if Path(suite_path).resolve() == Path("validation/ns2/suite.toml").resolve():
         from .validation import ports_section
 
-        page = page.rstrip("\n") + "\n\n" + section(suite, data, load_features()).rstrip("\n")
+        sec = section(suite, data, load_features(), load_features(SACK_RECOVERIES))
+        page = page.rstrip("\n") + "\n\n" + sec.rstrip("\n")
         page = page.rstrip("\n") + "\n" + ports_section()
     old = Path(output).read_text(encoding="utf-8") if Path(output).is_file() else ""
     return keep_sections(old, page)
@@ -218,19 +219,33 @@ def _page(suite: Any, suite_path: str, data: Any, output: str) -> str:
 @click.option("--traces", is_flag=True,
               help="Run the CUBIC cases again in both simulators with cwnd traces and store their features "
                    "(validation/ns2/cubic/features.json).")
-@click.option("--seeds", "seeds_text", default="1-20", show_default=True, help="Seeds of the trace runs.")
+@click.option("--recoveries", is_flag=True,
+              help="Run the CUBIC+SACK cases (cubic-sack-*) again in both simulators and store their recoveries per "
+                   "run (validation/ns2/cubic/sack_recoveries.json).")
+@click.option("--seeds", "seeds_text", default="1-20", show_default=True,
+              help="Seeds of the trace and recovery runs.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default="docs/validation.md", show_default=True,
               help="The page to write.")
 @_ns_binary_option
-def cubic_check_cmd(suite_path: str, results: str, traces: bool, seeds_text: str, output: str,
+def cubic_check_cmd(suite_path: str, results: str, traces: bool, recoveries: bool, seeds_text: str, output: str,
                     ns_binary: str | None) -> None:
     """CUBIC against ns-2.35's TCP-Linux: each simulator's CUBIC against its NewReno, their
-    paired differences against each other, and the cwnd trace's features.
+    paired differences against each other, and the cwnd trace's features; CUBIC with SACK
+    against both, and its recoveries per run.
 
     Reads the cubic-* cases' runs that `hoptcp ns2 validate --only 'cubic-*'` stored, and
     rewrites docs/validation.md (its section "CUBIC against ns-2.35's TCP-Linux").
     """
-    from .cubic_check import FEATURES, bases, load_features, run_features, save_features
+    from .cubic_check import (
+        FEATURES,
+        SACK_RECOVERIES,
+        bases,
+        load_features,
+        run_features,
+        run_sack_recoveries,
+        sack_bases,
+        save_features,
+    )
     from .validation import load_results, load_suite
 
     _use_ns_binary(ns_binary)
@@ -245,6 +260,14 @@ def cubic_check_cmd(suite_path: str, results: str, traces: bool, seeds_text: str
             cases[b] = run_features(by_name[f"cubic-{b}-cubic"].scenario, seeds)
         save_features({"seeds_text": seeds_text, "cases": cases})
         click.echo(f"wrote {FEATURES}", err=True)
+    if recoveries:
+        by_name = {c.name: c for c in suite.cases}
+        recs: dict[str, Any] = {}
+        for b in sack_bases([c.name for c in suite.cases]):
+            click.echo(f"recoveries: cubic-sack-{b}", err=True)
+            recs[b] = run_sack_recoveries(by_name[f"cubic-sack-{b}"].scenario, parse_seeds(seeds_text))
+        save_features({"seeds_text": seeds_text, "cases": recs}, SACK_RECOVERIES)
+        click.echo(f"wrote {SACK_RECOVERIES}", err=True)
     if not load_features():
         click.echo(f"no trace features in {FEATURES} (run with --traces)", err=True)
     Path(output).write_text(_page(suite, suite_path, data, output), encoding="utf-8")

@@ -14,12 +14,17 @@ and, from the cwnd traces of the CUBIC runs (``hoptcp ns2 cubic-check`` runs the
 traces: ns-2.35's ``cwnd_`` trace, hoptcp's ``cwnd`` series), the window's own features:
 the peak before each cut (the W_max a cut remembers), the time between cuts (the epoch), and
 the time an epoch takes to regain the previous peak (the K the curve aims at).
+
+The ``cubic-sack-<base>`` cases (CUBIC with SACK: TCP-Linux behind ``TCPSink/Sack1``) are paired
+the same way with their base's plain CUBIC and NewReno runs, and their recoveries per run are
+counted in both simulators (``--recoveries``: ns-2.35's ``ncwndcuts_`` less its timeouts).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import statistics
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,6 +34,8 @@ from ..reproduce.agreement import DEFAULT_MARGIN_PCT, Agreement, tost
 
 #: the stored trace features of the CUBIC runs
 FEATURES = Path("validation/ns2/cubic/features.json")
+#: the stored recovery counts of the CUBIC+SACK runs
+SACK_RECOVERIES = Path("validation/ns2/cubic/sack_recoveries.json")
 #: the metrics compared per case (per flow summed over flows, as the suite stores them)
 METRICS = ("aggregate_goodput_bps", "retransmissions", "timeouts")
 #: a cut: cwnd falls to at most this fraction of its value before
@@ -200,7 +207,41 @@ def compare_features(feats: Mapping[str, Sequence[Mapping[str, float]]]) -> dict
     return out
 
 
+def ns2_recoveries(scenario: Any, seed: int) -> float:
+    """ns-2.35's TCP-Linux recoveries in one run, summed over the TCP flows: its ``ncwndcuts_``
+    (one cut per entry into Recovery and per timeout) less its timeouts (``nrexmit_``). The
+    script is the exported one with a line printing both at the end."""
+    import re
+    import subprocess
+
+    from .exporter import export
+    from .run import ns_binary
+
+    tcl = re.sub(r"^(    record (\d+) nrexmit_ .*)$", r'\1\n    puts "CUTS [$src(\2) set ncwndcuts_] [$src(\2) set nrexmit_]"',
+                 export(scenario, seed).tcl, flags=re.M)
+    with tempfile.TemporaryDirectory(prefix="hoptcp-cubic-") as tmp:
+        (Path(tmp) / "s.tcl").write_text(tcl, encoding="utf-8")
+        proc = subprocess.run([ns_binary() or "ns", "s.tcl", "out"], cwd=tmp, capture_output=True, text=True,
+                              check=True)
+    pairs = re.findall(r"^CUTS (\d+) (\d+)$", proc.stdout, flags=re.M)
+    if not pairs:
+        raise RuntimeError("ns-2.35 printed no ncwndcuts_ (not an exported TCP scenario?)")
+    return float(sum(int(c) - int(t) for c, t in pairs))
+
+
+def hoptcp_recoveries(scenario: Any, seed: int) -> float:
+    """hoptcp's SACK recoveries in one run, summed over the flows."""
+    from ..runner import run
+
+    return float(sum((f.get("sack") or {}).get("recoveries", 0) for f in run(scenario, seed=seed).raw["flows"]))
+
+
+def run_sack_recoveries(scenario: Any, seeds: Sequence[int]) -> dict[str, list[float]]:
+    return {"ns2": [ns2_recoveries(scenario, s) for s in seeds], "hoptcp": [hoptcp_recoveries(scenario, s) for s in seeds]}
+
+
 def load_features(path: str | Path = FEATURES) -> dict[str, Any]:
+    """The stored trace features (or the recovery counts, with ``path`` = :data:`SACK_RECOVERIES`)."""
     p = Path(path)
     return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
 
@@ -222,7 +263,8 @@ def _n(x: float, kbps: bool = False) -> str:
     return f"{x / 1e3:.1f}" if kbps else (f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}")
 
 
-def section(suite: Any, data: Mapping[str, Any], features: Mapping[str, Any]) -> str:
+def section(suite: Any, data: Mapping[str, Any], features: Mapping[str, Any],
+            recoveries: Mapping[str, Any] | None = None) -> str:
     """docs/validation.md's "CUBIC against ns-2.35's TCP-Linux" from the stored runs."""
     cases = data.get("cases", {})
     whats = {c.name: c.what for c in suite.cases}
@@ -293,7 +335,7 @@ def section(suite: Any, data: Mapping[str, Any], features: Mapping[str, Any]) ->
             for f, c in compare_features(fs).items():
                 w(f"| {b} | {FEATURE_NAMES[f]} | {_n(c['ns2'])} | {_n(c['hoptcp'])} | {_v(c['agreement'])} |")
         w("")
-    out.extend(sack_lines(cases, suite))
+    out.extend(sack_lines(cases, suite, recoveries))
     return "\n".join(out) + "\n"
 
 
@@ -308,11 +350,12 @@ def _diff(c: Mapping[str, Any], sim: str, kbps: bool) -> str:
     return f"{_n(c['difference'][sim], kbps)} ({_v(c['cubic_vs_newreno'][sim])})"
 
 
-def sack_lines(cases: Mapping[str, Any], suite: Any = None) -> list[str]:
+def sack_lines(cases: Mapping[str, Any], suite: Any = None, recoveries: Mapping[str, Any] | None = None) -> list[str]:
     """The section's "With SACK" part: every ``cubic-sack-<base>`` case against its base's plain
     CUBIC and NewReno runs (paired by seed), in both simulators, and every verdict that is not
     *agree* with the suite's diagnosis of it (case ``cubic-sack-<base>``, metric ``<metric>``,
-    ``sack-plain.<metric>`` or ``sack-newreno.<metric>``) or *open*."""
+    ``sack-plain.<metric>`` or ``sack-newreno.<metric>``) or *open*; with ``recoveries`` (what
+    :data:`SACK_RECOVERIES` stores), the recoveries per run in both simulators."""
     found = [b for b in sack_bases(list(cases)) if all(
         "ns2" in cases[n] for n in (f"cubic-sack-{b}", f"cubic-{b}-cubic", f"cubic-{b}-newreno"))]
     if not found:
@@ -357,6 +400,24 @@ def sack_lines(cases: Mapping[str, Any], suite: Any = None) -> list[str]:
     w("A difference's verdict in brackets: does that simulator's CUBIC+SACK differ from its plain CUBIC "
       "(or NewReno) beyond seed noise.")
     w("")
+    recs = (recoveries or {}).get("cases", {})
+    if recs:
+        w(f"**Recoveries per run** (seeds {recoveries.get('seeds_text', '') if recoveries else ''}; summed over "
+          "the flows): ns-2.35's are TCP-Linux's `ncwndcuts_` (a cut per entry into Recovery and per timeout) "
+          "less its timeouts, hoptcp's `sack.recoveries`; `hoptcp ns2 cubic-check --recoveries` runs them again "
+          "(validation/ns2/cubic/sack_recoveries.json). Means ± standard deviation over seeds, the agreement "
+          "rule with ±10 % of ns-2.35's mean.")
+        w("")
+        w("| case | ns-2.35 | hoptcp | agreement |")
+        w("|---|---:|---:|---|")
+        for b, r in recs.items():
+            ns, hp = r["ns2"], r["hoptcp"]
+            agreement = _agreement(tost(ns, hp, DEFAULT_MARGIN_PCT / 100 * abs(_mean(ns))))
+            w(f"| {b} | {_mean(ns):.2f} ± {statistics.stdev(ns):.1f} | {_mean(hp):.2f} ± {statistics.stdev(hp):.1f} | "
+              f"{_v(agreement)} |")
+            if agreement["verdict"] != "agree":
+                issues.append((f"cubic-sack-{b}", "recoveries", "recoveries per run", agreement["verdict"]))
+        w("")
     if issues:
         w("Every verdict above other than *agree*, with its diagnosis (or *open*):")
         w("")
