@@ -20,9 +20,9 @@ from hoptcp.ns2 import trace as tr
 from hoptcp.ns2.cli import parse_seeds
 from hoptcp.ns2.compare import compare
 from hoptcp.scenario import Scenario
+from ns2_helpers import needs_ns
 
 DATA = Path(__file__).resolve().parent / "data" / "ns2"
-needs_ns = pytest.mark.skipif(not available(), reason="ns-2 is not installed (no `ns` on PATH)")
 
 
 def scenario(text: str, **over: object) -> Scenario:

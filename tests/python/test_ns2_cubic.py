@@ -25,6 +25,7 @@ from hoptcp.ns2.cubic_check import (
 )
 from hoptcp.ns2.validation import keep_sections
 from hoptcp.scenario import Scenario
+from ns2_helpers import needs_ns
 
 HOP = """
 duration_s = 20
@@ -172,7 +173,7 @@ def test_sack_lines_pair_sack_with_plain_and_newreno_by_seed() -> None:
 
 
 @pytest.mark.core
-@pytest.mark.skipif(not available(), reason="ns-2 is not installed (no `ns` on PATH)")
+@needs_ns
 def test_recoveries_are_counted_in_both_simulators() -> None:
     # 5 s of the wired bottleneck with SACK: slow start overflows the queue once, and both
     # simulators recover without a timeout (ns-2.35's ncwndcuts_ less its nrexmit_).

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from hoptcp.errors import SpecError
-from hoptcp.ns2 import Ns2Unsupported, available, export
+from hoptcp.ns2 import Ns2Unsupported, export
 from hoptcp.ns2 import build as nb
 from hoptcp.ns2 import trace as tr
 from hoptcp.scenario import Scenario
-
-needs_ns = pytest.mark.skipif(not available(), reason="ns-2 is not installed (no `ns` on PATH)")
+from ns2_helpers import needs_ns
 
 #: a 2-hop chain whose last node (2) is the gateway to two wired nodes 3 and 4
 HYBRID = """

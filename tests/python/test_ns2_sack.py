@@ -9,11 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from hoptcp.ns2 import Ns2Unsupported, available, export, versus
+from hoptcp.ns2 import Ns2Unsupported, export, versus
 from hoptcp.ns2 import trace as tr
 from hoptcp.scenario import Scenario
-
-needs_ns = pytest.mark.skipif(not available(), reason="ns-2 is not installed (no `ns` on PATH)")
+from ns2_helpers import needs_ns
 
 CHAIN_TCP = """
 duration_s = 10
